@@ -1,0 +1,85 @@
+/**
+ * The renderer contract: one model family's chat format, token-exact.
+ *
+ * A renderer turns messages into the exact token ids the model was trained on, says for each
+ * token which message it came from and whether the model would have sampled it, parses sampled
+ * ids back into a message, and — the point of the whole design — extends an already-sampled
+ * prompt+completion with new turns without re-tokenizing what the model produced.
+ * Renderers know nothing of HTTP.
+ */
+
+/**
+ * A message as renderers accept it: envroll's own `Message` or the OpenAI wire form
+ * (`tool_calls[].function.{name, arguments}` with arguments as an object or a raw string).
+ */
+export type RenderMessage = {
+  role: string;
+  content?: unknown;
+  reasoning_content?: string | null;
+  tool_calls?: unknown[] | null;
+  tool_call_id?: string | null;
+  name?: string | null;
+  [key: string]: unknown;
+};
+
+/** A tool spec as renderers accept it: `{type:"function", function:{…}}` or bare `{name, …}`. */
+export type RenderTool = Record<string, unknown>;
+
+export interface RenderOptions {
+  tools?: RenderTool[] | null;
+  addGenerationPrompt?: boolean;
+  /** Overrides the renderer's configured default for this call. */
+  enableThinking?: boolean;
+}
+
+/** Token ids with per-token attribution; all arrays have the same length. */
+export interface RenderedTokens {
+  tokenIds: number[];
+  /** Index of the source message (relative to the rendered list), or -1 for scaffold. */
+  messageIndices: number[];
+  /** True where the model would have emitted the token. */
+  sampledMask: boolean[];
+  /** True for message body bytes (content, reasoning, tool calls), false for template scaffold. */
+  isContent: boolean[];
+  messageRoles: string[];
+  messageToolNames: (string | null)[];
+}
+
+export type ToolCallStatus = "ok" | "invalid_json" | "unclosed_block" | "missing_name" | "malformed_structure";
+
+export interface ParsedToolCall {
+  raw: string;
+  name: string | null;
+  arguments: unknown;
+  /** [start, end) into the completion ids after truncation at the first stop id. */
+  tokenSpan: [number, number];
+  status: ToolCallStatus;
+  id: string | null;
+}
+
+export interface ParsedResponse {
+  content: string;
+  reasoningContent: string | null;
+  toolCalls: ParsedToolCall[];
+}
+
+export interface Renderer {
+  /** Family name, e.g. "qwen3". */
+  readonly name: string;
+  render(messages: RenderMessage[], options?: RenderOptions): RenderedTokens;
+  parse(completionIds: number[], options?: { tools?: RenderTool[] | null }): ParsedResponse;
+  /**
+   * Ids that start with `prevPromptIds + prevCompletionIds` exactly as sampled (trimmed to the
+   * last turn close in the completion) and end at the next generation prompt, or null whenever
+   * that cannot be proven — the caller then renders in full.
+   */
+  bridge(
+    prevPromptIds: number[],
+    prevCompletionIds: number[],
+    newMessages: RenderMessage[],
+    options?: { tools?: RenderTool[] | null; enableThinking?: boolean },
+  ): RenderedTokens | null;
+  readonly stopTokenIds: number[];
+  /** Decodes ids to text (special tokens kept). */
+  decode(ids: number[]): string;
+}
