@@ -68,7 +68,10 @@ export const TaskDataSchema = z
     idx: z.number().int(),
     name: z.string().nullable().optional(),
     description: z.string().nullable().optional(),
-    prompt: z.union([z.string(), z.array(MessageSchema)]).nullable().optional(),
+    prompt: z
+      .union([z.string(), z.array(MessageSchema)])
+      .nullable()
+      .optional(),
     system_prompt: z.string().nullable().optional(),
     timeout: z
       .object({

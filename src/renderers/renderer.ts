@@ -45,7 +45,12 @@ export interface RenderedTokens {
   messageToolNames: (string | null)[];
 }
 
-export type ToolCallStatus = "ok" | "invalid_json" | "unclosed_block" | "missing_name" | "malformed_structure";
+export type ToolCallStatus =
+  | "ok"
+  | "invalid_json"
+  | "unclosed_block"
+  | "missing_name"
+  | "malformed_structure";
 
 export interface ParsedToolCall {
   raw: string;

@@ -1,0 +1,77 @@
+/**
+ * The model side of a rollout: one call per turn.
+ *
+ * Two implementations: the TrainClient (renderer + SGLang `/generate`, token-exact, returns
+ * prompt/completion ids and logprobs) and the EvalClient (any OpenAI-compatible endpoint, text
+ * level, `tokens` is null). The interception layer talks only to this interface.
+ */
+import type { AssistantMessage, FinishReason, Message, Tool } from "../types.ts";
+
+/** Sampling settings in OpenAI vocabulary; extra keys pass through to the provider. */
+export interface Sampling {
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  min_p?: number;
+  max_tokens?: number;
+  min_tokens?: number;
+  seed?: number;
+  stop?: string[];
+  stop_token_ids?: number[];
+  [key: string]: unknown;
+}
+
+/** The sampled tokens of one turn; what reaches the trainer. */
+export interface TurnTokens {
+  promptIds: number[];
+  completionIds: number[];
+  /** One per completion id. */
+  completionLogprobs: number[];
+  /**
+   * Per prompt token: index into the request's messages, or -1 for scaffold or for the
+   * already-sampled prefix when the prompt was bridged.
+   */
+  promptMessageIndices?: number[];
+  promptIsContent?: boolean[];
+  /** True when the prompt was built by bridging the previous turn instead of a full render. */
+  bridged?: boolean;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+}
+
+export interface ModelRequest {
+  messages: Message[];
+  tools: Tool[];
+  sampling: Sampling;
+  /** The trace id: routes every turn of one rollout to one engine, and scopes aborts. */
+  sessionId: string;
+  turn: number;
+  /**
+   * The previous sampled turn of this branch, when the new messages only append tool/user
+   * messages after it. A TrainClient bridges from it; others ignore it.
+   */
+  previous?: { promptIds: number[]; completionIds: number[]; newMessages: Message[] } | null;
+  signal?: AbortSignal;
+}
+
+export interface ModelResponse {
+  id: string;
+  model: string;
+  message: AssistantMessage;
+  finishReason: FinishReason;
+  usage: Usage;
+  tokens: TurnTokens | null;
+  weightVersion?: string | null;
+}
+
+export interface Client {
+  readonly kind: "train" | "eval";
+  getResponse(request: ModelRequest): Promise<ModelResponse>;
+  /** Aborts in-flight requests of one session (rollout), or all when omitted. */
+  abort(sessionId?: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,51 @@
+/**
+ * Where a harness program and model-written code run.
+ *
+ * A runtime owns one working directory for one rollout. `run` never throws for a program that
+ * fails, times out or is killed: those are results (`exitCode`, `timedOut`, `signal`), because a
+ * failing model-written program is data for the reward, not an error of the rollout. It throws
+ * only when the runtime itself is broken (a SandboxError).
+ */
+
+export interface ProgramResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** The wall clock ran out and the whole process group was killed. */
+  timedOut: boolean;
+  /** stdout or stderr was cut at the output cap. */
+  outputTruncated: boolean;
+  wallMs: number;
+}
+
+export interface RunOptions {
+  /** Extra environment variables (the runtime decides what else is inherited). */
+  env?: Record<string, string>;
+  stdin?: string;
+  /** Wall-clock limit for this program; the whole process group is killed when it runs out. */
+  timeoutMs?: number;
+  /** Working directory relative to the runtime's workdir. */
+  cwd?: string;
+  signal?: AbortSignal;
+}
+
+export interface Runtime {
+  /** "subprocess", "sandbox", … */
+  readonly kind: string;
+  /** Absolute path of this rollout's working directory on the host (valid after start). */
+  readonly workdir: string;
+  start(): Promise<void>;
+  /** Kills anything still running and removes the working directory. Idempotent. */
+  stop(): Promise<void>;
+  run(argv: string[], options?: RunOptions): Promise<ProgramResult>;
+  /** Paths are relative to the workdir; escaping it is refused. */
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  readFile(path: string): Promise<Uint8Array>;
+}
+
+/** Config shape shared by runtimes (`harness.runtime` in the TOML). */
+export interface RuntimeSpec {
+  type: string;
+  [key: string]: unknown;
+}

@@ -1,0 +1,142 @@
+/**
+ * Tasksets and their handlers — the author-facing API (Verifiers V1 `Taskset`/`Task`).
+ *
+ * Idiom: a taskset is a plain object made with `defineTaskset`. Data rows (`TaskData`) are
+ * separate from behaviour (handlers), because one set of handlers serves every task and every
+ * rollout of a group — per-rollout scratch goes on `trace.state`, never on the taskset.
+ * Handlers are plain named objects rather than decorators so that their order, weight and
+ * name are explicit data the runtime can validate (unique reward keys, group size) before
+ * anything runs.
+ */
+import type { z } from "zod";
+import type { Runtime } from "./runtimes/runtime.ts";
+import type { Message, TaskData, Tool } from "./types.ts";
+
+/** What handlers can read of a rollout. The trace implementation provides it. */
+export interface TraceView {
+  readonly id: string;
+  /** Content of the last sampled assistant message, trimmed, reasoning excluded ("" if none). */
+  readonly lastReply: string;
+  /** Number of sampled (model) turns. */
+  readonly numTurns: number;
+  /** The conversation of the main branch as messages. */
+  readonly messages: readonly Message[];
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Weighted reward contributions. */
+  readonly rewards: Readonly<Record<string, number>>;
+  readonly reward: number;
+  readonly stopCondition: string | null;
+  readonly errors: readonly { type: string; message: string }[];
+  readonly isTruncated: boolean;
+  /** Per-rollout scratch space (not written to dumps). */
+  readonly state: Record<string, unknown>;
+  /** JSON scratch written to dumps (judge responses, diagnostics). */
+  readonly info: Record<string, unknown>;
+}
+
+export interface HandlerContext<D extends TaskData = TaskData> {
+  task: D;
+  trace: TraceView;
+  /** The rollout's runtime; null when re-scoring offline (`envroll score`). */
+  runtime: Runtime | null;
+  signal?: AbortSignal;
+}
+
+export interface GroupContext<D extends TaskData = TaskData> {
+  task: D;
+  traces: readonly TraceView[];
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** Recorded unweighted; a mapping records one metric per key. Run before rewards. */
+export interface Metric<D extends TaskData = TaskData> {
+  name: string;
+  priority?: number;
+  /** Skipped when there is no runtime (offline re-scoring). */
+  needsRuntime?: boolean;
+  fn(ctx: HandlerContext<D>): MaybePromise<number | Record<string, number>>;
+}
+
+/** Recorded as value × weight under `name`; `trace.reward` is the sum of these. */
+export interface Reward<D extends TaskData = TaskData> {
+  name: string;
+  weight?: number;
+  priority?: number;
+  needsRuntime?: boolean;
+  fn(ctx: HandlerContext<D>): MaybePromise<number>;
+}
+
+/** Scores a whole group once, after every rollout's runtime is stopped; returns one number per trace. */
+export interface GroupReward<D extends TaskData = TaskData> {
+  name: string;
+  weight?: number;
+  priority?: number;
+  fn(ctx: GroupContext<D>): MaybePromise<number[]>;
+}
+
+/** Checked before each model call (after the limits); when true the rollout stops under `name`. */
+export interface StopCondition<D extends TaskData = TaskData> {
+  name: string;
+  priority?: number;
+  fn(ctx: HandlerContext<D>): MaybePromise<boolean>;
+}
+
+/** An executable tool offered to the model. */
+export interface ToolDefinition<D extends TaskData = TaskData> {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments object (use `z.toJSONSchema` for zod schemas). */
+  parameters: Record<string, unknown>;
+  /** Optional validator applied to the parsed arguments before `execute`. */
+  argsSchema?: z.ZodType;
+  /** Returns the tool message content. Throwing produces an error tool message, not a crash. */
+  execute(args: any, ctx: HandlerContext<D>): MaybePromise<string>;
+}
+
+/** A simulated user: answers each assistant message with zero or more messages. */
+export interface UserSimulator {
+  /** Called with "" to open a task that has no prompt. */
+  respond(message: string): MaybePromise<Message[]>;
+}
+
+export interface TaskHandlers<D extends TaskData = TaskData> {
+  setup?(ctx: HandlerContext<D>): MaybePromise<void>;
+  finalize?(ctx: HandlerContext<D>): MaybePromise<void>;
+  metrics?: Metric<D>[];
+  rewards?: Reward<D>[];
+  groupRewards?: GroupReward<D>[];
+  stops?: StopCondition<D>[];
+  /** Tools for a task (the `default` harness executes them). */
+  tools?: ToolDefinition<D>[] | ((task: D) => ToolDefinition<D>[]);
+  /** A fresh simulator per rollout. */
+  user?(ctx: HandlerContext<D>): UserSimulator;
+}
+
+export interface Taskset<D extends TaskData = TaskData, C = Record<string, unknown>> extends TaskHandlers<D> {
+  id: string;
+  description?: string;
+  /** Validates the taskset-specific `[taskset]` keys (besides `id` and `task`). */
+  configSchema?: z.ZodType<C>;
+  /** Validates one task row (used by `envroll score` and `load`). */
+  dataSchema?: z.ZodType<D>;
+  /** Config defaults this taskset suggests (e.g. `{ harness: { id: "null" } }`, `num_rollouts`). */
+  defaults?: Record<string, unknown>;
+  /** Default runtime for scoring model-written code (e.g. `{ type: "sandbox" }`). */
+  runtime?: { type: string; [key: string]: unknown };
+  load(config: C): MaybePromise<D[]>;
+  /** For `envroll validate`: checks the environment (e.g. python3 present). */
+  validate?(config: C): MaybePromise<void>;
+}
+
+/** Identity helper that gives authors type inference for their handlers. */
+export function defineTaskset<D extends TaskData, C = Record<string, unknown>>(
+  t: Taskset<D, C>,
+): Taskset<D, C> {
+  return t;
+}
+
+/** Tool schemas as the model sees them. */
+export function toolSchemas<D extends TaskData>(defs: readonly ToolDefinition<D>[]): Tool[] {
+  return defs.map((d) => ({ name: d.name, description: d.description, parameters: d.parameters }));
+}
