@@ -1,0 +1,57 @@
+/**
+ * The serialized form of a finished rollout: one line of `traces.jsonl`, what the rollout
+ * service streams, and what Miles sample conversion reads. snake_case because it is a wire and
+ * file format shared with Python.
+ */
+import type { FinishReason, Message, TaskData } from "../types.ts";
+
+/** One message node of the trace graph; `token_ids` are the delta this node adds to its parent. */
+export interface NodeRecord {
+  parent: number | null;
+  message: Message;
+  sampled: boolean;
+  timestamp: number;
+  token_ids?: number[];
+  /** True only on sampled completion tokens. */
+  mask?: boolean[];
+  is_content?: boolean[];
+  /** One per token (0.0 where mask is false). */
+  logprobs?: number[];
+  finish_reason?: FinishReason;
+  weight_version?: string | null;
+}
+
+/** A root-to-leaf path: one training sample. Arrays are aligned. */
+export interface BranchRecord {
+  node_indices: number[];
+  token_ids: number[];
+  sampled_mask: boolean[];
+  /** 0.0 on unsampled positions. */
+  logprobs: number[];
+  weight_versions: (string | null)[];
+}
+
+export interface TraceRecord {
+  id: string;
+  /** Index of the task in the taskset's loaded list (the group key). */
+  task_index: number;
+  /** Which of the n rollouts of the group. */
+  rollout_index: number;
+  task: { type: string; data: TaskData };
+  nodes: NodeRecord[];
+  branches: BranchRecord[];
+  reward: number;
+  rewards: Record<string, number>;
+  metrics: Record<string, number>;
+  info: Record<string, unknown>;
+  errors: { type: string; message: string; traceback?: string }[];
+  stop_condition: string | null;
+  is_completed: boolean;
+  is_truncated: boolean;
+  num_turns: number;
+  last_reply: string;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  timing: { start: number; end: number | null; [stage: string]: unknown };
+  /** Retried attempts before this one (their errors are also prepended to `errors`). */
+  attempts: number;
+}
