@@ -40,8 +40,19 @@ export class OverlongPromptError extends ProviderError {
   }
 }
 
-/** The server answered with a non-2xx status that is not retriable (or retries ran out). */
-export class ProviderHttpError extends ProviderError {}
+/** The server answered with a non-2xx status (not retriable, or retries ran out). */
+export class ProviderHttpError extends ProviderError {
+  /** The `Retry-After` header, when the server sent one (429/503). */
+  readonly retryAfter: string | null;
+
+  constructor(
+    message: string,
+    opts: { statusCode: number; body?: string | null; retryAfter?: string | null },
+  ) {
+    super(message, opts);
+    this.retryAfter = opts.retryAfter ?? null;
+  }
+}
 
 /** The request (or the wait for headers/body) exceeded the configured timeout. */
 export class ProviderTimeoutError extends ProviderError {}

@@ -1,0 +1,104 @@
+/**
+ * OpenAI-style sampling → SGLang `sampling_params`, and the per-turn token budget.
+ *
+ * The renames and forced keys follow Miles' SGLang transport so an envroll rollout sends the
+ * bytes a Miles rollout would: `no_stop_trim` and `spaces_between_special_tokens: false` keep
+ * the text faithful to the ids, and `n: 1` because one request must be one abortable sample.
+ */
+import { OverlongPromptError } from "./errors.ts";
+import type { SamplingInput } from "./types.ts";
+
+const RENAMES: Record<string, string> = {
+  max_tokens: "max_new_tokens",
+  min_tokens: "min_new_tokens",
+  seed: "sampling_seed",
+};
+
+/** Keys a chat client may carry that have no meaning on /generate (logprobs are always returned). */
+const DROPPED = new Set(["logprobs", "top_logprobs", "n"]);
+
+export interface SamplingContext {
+  stopTokenIds: readonly number[];
+  defaultStop: readonly string[] | undefined;
+  skipSpecialTokens: boolean;
+  maxNewTokens: number | null;
+}
+
+/** Builds the exact `sampling_params` object. Pure; exported for tests and tooling. */
+export function buildSamplingParams(
+  input: SamplingInput | undefined,
+  ctx: SamplingContext,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (input) {
+    for (const key of Object.keys(input)) {
+      const value = input[key];
+      if (value === undefined || DROPPED.has(key)) continue;
+      out[RENAMES[key] ?? key] = value;
+    }
+  }
+  if (out.stop == null && ctx.defaultStop && ctx.defaultStop.length > 0) out.stop = [...ctx.defaultStop];
+  if (out.stop == null) delete out.stop;
+  const stopIds = unionIds(ctx.stopTokenIds, out.stop_token_ids as number[] | null | undefined);
+  if (stopIds.length > 0) out.stop_token_ids = stopIds;
+  else delete out.stop_token_ids;
+  if (ctx.maxNewTokens !== null) out.max_new_tokens = ctx.maxNewTokens;
+  out.skip_special_tokens = ctx.skipSpecialTokens;
+  out.no_stop_trim = true;
+  out.spaces_between_special_tokens = false;
+  out.n = 1;
+  return out;
+}
+
+/** Ordered union: first-seen order, no duplicates (renderer ids first, then configured ones). */
+export function unionIds(a: readonly number[], b: readonly number[] | null | undefined): number[] {
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const list of [a, b ?? []]) {
+    for (const id of list) {
+      if (!seen.has(id)) {
+        seen.add(id);
+        out.push(id);
+      }
+    }
+  }
+  return out;
+}
+
+export interface BudgetLimits {
+  contextLength: number | undefined;
+  maxResponseLength: number | undefined;
+}
+
+/**
+ * `min(requested, context − prompt, max_response)` over the limits that are set, or null when
+ * none is (the server default applies). Throws OverlongPromptError when nothing is left, so no
+ * request is sent for a turn that could not produce a token.
+ */
+export function capMaxNewTokens(
+  requested: number | undefined,
+  promptLen: number,
+  limits: BudgetLimits,
+): number | null {
+  const candidates: number[] = [];
+  if (requested !== undefined && requested !== null) candidates.push(requested);
+  if (limits.contextLength !== undefined) candidates.push(limits.contextLength - promptLen);
+  if (limits.maxResponseLength !== undefined) candidates.push(limits.maxResponseLength);
+  if (candidates.length === 0) return null;
+  const budget = Math.min(...candidates);
+  if (budget <= 0) {
+    const limit = limits.contextLength ?? budget;
+    throw new OverlongPromptError(
+      `no room for new tokens: prompt ${promptLen}, context ${limits.contextLength ?? "∞"}, budget ${budget}`,
+      promptLen,
+      limit,
+    );
+  }
+  return budget;
+}
+
+/** The requested budget under either name (native wins, as the server would see it last). */
+export function requestedMaxTokens(input: SamplingInput | undefined): number | undefined {
+  const v = input?.max_new_tokens ?? input?.max_tokens;
+  return typeof v === "number" ? v : undefined;
+}

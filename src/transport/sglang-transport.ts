@@ -1,0 +1,306 @@
+/**
+ * SglangTransport: token-in/token-out client for SGLang's native `/generate`, direct or through
+ * a router (SGLang Model Gateway / MilesRouter).
+ *
+ * One request per turn, each with its own rid `${sessionId}:${turn}` so that `abortSession`
+ * (an rid-prefix abort on the scheduler) stops exactly one rollout and leaves the rest running.
+ */
+import type { Pool } from "undici";
+import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
+import { createPool, exchange, type HttpReply } from "./http.ts";
+import { errorMessage, parseGenerateBody } from "./response.ts";
+import {
+  backoffDelayMs,
+  isRetriableStatus,
+  type ResolvedRetry,
+  resolveRetry,
+  retryReason,
+  sleep,
+} from "./retry.ts";
+import { buildSamplingParams, capMaxNewTokens, requestedMaxTokens } from "./sampling.ts";
+import { SessionTable } from "./sessions.ts";
+import type {
+  GenerateRequest,
+  GenerateResult,
+  RoutingPolicy,
+  SglangTransportOptions,
+  TransportStats,
+} from "./types.ts";
+import { parseWorkerList, WORKER_LIST_PATHS } from "./workers.ts";
+
+const KEYED_POLICIES: ReadonlySet<RoutingPolicy> = new Set(["consistent_hashing", "manual"]);
+const ADMIN_TIMEOUT_MS = 10_000;
+
+export class SglangTransport {
+  readonly stats: TransportStats = {
+    calls: 0,
+    requests: 0,
+    succeeded: 0,
+    failed: 0,
+    retries: 0,
+    retriesByReason: {},
+    failuresByName: {},
+    finishReasons: { stop: 0, length: 0, abort: 0 },
+    overlongPrompts: 0,
+    abortCalls: 0,
+  };
+  readonly sessions: SessionTable;
+
+  private readonly opts: SglangTransportOptions;
+  private readonly origin: string;
+  private readonly prefix: string;
+  private readonly pool: Pool;
+  private readonly retry: ResolvedRetry;
+  private readonly baseHeaders: Record<string, string>;
+  private readonly keyed: boolean;
+  private readonly maxPromptLength: number | undefined;
+  private readonly workerPools = new Map<string, Pool>();
+  private closed = false;
+
+  constructor(opts: SglangTransportOptions) {
+    this.opts = opts;
+    const url = new URL(opts.baseUrl);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/+$/, "");
+    this.pool = createPool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
+    this.retry = resolveRetry(opts.retry);
+    this.keyed = KEYED_POLICIES.has(opts.routingPolicy ?? "cache_aware");
+    this.maxPromptLength =
+      opts.maxPromptLength ?? (opts.contextLength !== undefined ? opts.contextLength - 1 : undefined);
+    this.sessions = new SessionTable(opts.sessionCapacity ?? 10_000);
+    this.baseHeaders = { "content-type": "application/json", ...opts.headers };
+    if (opts.apiKey) this.baseHeaders.authorization = `Bearer ${opts.apiKey}`;
+  }
+
+  /**
+   * Builds the exact body and headers `generate` would send, without sending. Throws
+   * OverlongPromptError under the same conditions. Does not advance the session's turn counter.
+   */
+  buildRequest(
+    req: GenerateRequest,
+    turn = req.turn ?? 0,
+    firstOfSession = false,
+  ): {
+    body: Record<string, unknown>;
+    headers: Record<string, string>;
+    rid: string;
+    maxNewTokens: number | null;
+  } {
+    const promptLen = req.inputIds.length;
+    if (promptLen === 0) throw new ProviderError("inputIds is empty", { statusCode: 400 });
+    if (firstOfSession && this.maxPromptLength !== undefined && promptLen > this.maxPromptLength) {
+      throw new OverlongPromptError(
+        `prompt has ${promptLen} tokens, over the prompt cap of ${this.maxPromptLength}`,
+        promptLen,
+        this.maxPromptLength,
+      );
+    }
+    const maxNewTokens = capMaxNewTokens(requestedMaxTokens(req.sampling), promptLen, {
+      contextLength: this.opts.contextLength,
+      maxResponseLength: this.opts.maxResponseLength,
+    });
+    const rid = req.rid ?? `${req.sessionId}:${turn}`;
+    const body: Record<string, unknown> = {
+      input_ids: req.inputIds,
+      sampling_params: buildSamplingParams(req.sampling, {
+        stopTokenIds: [...(req.stopTokenIds ?? []), ...(this.opts.extraStopTokenIds ?? [])],
+        defaultStop: this.opts.stop,
+        skipSpecialTokens: this.opts.skipSpecialTokens ?? false,
+        maxNewTokens,
+      }),
+      return_logprob: true,
+      rid,
+    };
+    const lora = req.lora === undefined ? this.opts.lora : req.lora;
+    if (lora) body.lora_path = lora;
+    if (req.priority !== undefined) body.priority = req.priority;
+    if (req.extraKey !== undefined) body.extra_key = req.extraKey;
+    const headers = this.keyed
+      ? { ...this.baseHeaders, "x-smg-routing-key": req.sessionId }
+      : this.baseHeaders;
+    return { body, headers, rid, maxNewTokens };
+  }
+
+  /** One turn: send, retry transient failures, return sampled ids + logprobs. */
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    if (this.closed) throw new ProviderError("transport is closed");
+    if (this.keyed && !req.sessionId) {
+      throw new ProviderError(
+        `routing policy ${this.opts.routingPolicy} needs a sessionId for X-SMG-Routing-Key`,
+      );
+    }
+    const counted = this.sessions.nextTurn(req.sessionId);
+    const first = counted.first;
+    const turn = req.turn ?? counted.turn;
+    let built: ReturnType<SglangTransport["buildRequest"]>;
+    try {
+      built = this.buildRequest(req, turn, first);
+    } catch (err) {
+      if (err instanceof OverlongPromptError) this.stats.overlongPrompts++;
+      // A session whose first request never went out stays "new", so its cap is checked again.
+      if (first) this.sessions.forget(req.sessionId);
+      throw err;
+    }
+    const payload = JSON.stringify(built.body);
+    const started = performance.now();
+    this.stats.calls++;
+    for (let attempt = 1; ; attempt++) {
+      this.stats.requests++;
+      try {
+        const reply = await exchange(this.pool, {
+          method: "POST",
+          path: `${this.prefix}/generate`,
+          body: payload,
+          headers: built.headers,
+          timeoutMs: this.opts.timeoutMs ?? 3_600_000,
+          signal: req.signal,
+        });
+        const result = this.readReply(reply, built.rid);
+        this.stats.succeeded++;
+        this.stats.finishReasons[result.finishReason]++;
+        return {
+          ...result,
+          clientLatency: (performance.now() - started) / 1000,
+          attempts: attempt,
+          maxNewTokens: built.maxNewTokens,
+        };
+      } catch (err) {
+        const reason = attempt < this.retry.maxAttempts ? retryReason(err, this.retry) : null;
+        if (reason === null) {
+          this.stats.failed++;
+          const name = err instanceof Error ? err.name : "Error";
+          this.stats.failuresByName[name] = (this.stats.failuresByName[name] ?? 0) + 1;
+          throw err;
+        }
+        this.stats.retries++;
+        this.stats.retriesByReason[reason] = (this.stats.retriesByReason[reason] ?? 0) + 1;
+        // A timed-out attempt may still be generating on the server: free its slot first.
+        if (reason === "timeout") void this.abort(built.rid).catch(() => {});
+        try {
+          await sleep(backoffDelayMs(attempt, this.retry, err), req.signal);
+        } catch (cause) {
+          this.stats.failed++;
+          throw new RequestCancelledError("cancelled by caller during retry backoff", { cause });
+        }
+      }
+    }
+  }
+
+  private readReply(
+    reply: HttpReply,
+    rid: string,
+  ): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens"> {
+    if (reply.status !== 200) {
+      const message = errorMessage(reply.text);
+      // SGLang rejects a prompt longer than the model context with a 400 ValueError.
+      if (reply.status === 400 && /longer than the model's context length|context length/i.test(message)) {
+        throw new OverlongPromptError(`server: ${message}`, -1, -1);
+      }
+      throw new ProviderHttpError(`/generate returned ${reply.status}: ${message}`, {
+        statusCode: reply.status,
+        body: reply.text.slice(0, 2000),
+        retryAfter: isRetriableStatus(reply.status) ? reply.retryAfter : null,
+      });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(reply.text);
+    } catch (cause) {
+      throw new ProviderError(`/generate returned invalid JSON: ${reply.text.slice(0, 200)}`, {
+        statusCode: 200,
+        cause,
+      });
+    }
+    return parseGenerateBody(body, rid);
+  }
+
+  /** Aborts every request whose rid starts with `ridPrefix`, on the base URL and every worker. */
+  async abort(ridPrefix: string): Promise<void> {
+    if (!ridPrefix) throw new ProviderError("abort needs a non-empty rid prefix (use abortAll)");
+    await this.broadcastAbort({ rid: ridPrefix, abort_all: false });
+  }
+
+  /** Aborts one rollout's in-flight turn (all rids `${sessionId}:…`). */
+  abortSession(sessionId: string): Promise<void> {
+    return this.abort(`${sessionId}:`);
+  }
+
+  /** Aborts everything on every worker (between training steps, before a weight update). */
+  async abortAll(): Promise<void> {
+    await this.broadcastAbort({ rid: "", abort_all: true });
+  }
+
+  /** Worker base URLs behind the router, or `[]` when the base URL is a single server. */
+  async listWorkers(): Promise<string[]> {
+    for (const path of WORKER_LIST_PATHS) {
+      try {
+        const reply = await exchange(this.pool, {
+          method: "GET",
+          path: `${this.prefix}${path}`,
+          headers: this.baseHeaders,
+          timeoutMs: ADMIN_TIMEOUT_MS,
+        });
+        if (reply.status !== 200) continue;
+        const urls = parseWorkerList(JSON.parse(reply.text));
+        if (urls.length > 0) return urls;
+      } catch {
+        // Not a router (or not this kind): try the next listing endpoint.
+      }
+    }
+    return [];
+  }
+
+  private async broadcastAbort(body: { rid: string; abort_all: boolean }): Promise<void> {
+    this.stats.abortCalls++;
+    const payload = JSON.stringify(body);
+    const workers = await this.listWorkers();
+    const targets: { pool: Pool; path: string }[] = [
+      { pool: this.pool, path: `${this.prefix}/abort_request` },
+    ];
+    for (const url of workers) {
+      const u = new URL(url);
+      if (u.origin === this.origin && u.pathname.replace(/\/+$/, "") === this.prefix) continue;
+      targets.push({
+        pool: this.workerPool(u.origin),
+        path: `${u.pathname.replace(/\/+$/, "")}/abort_request`,
+      });
+    }
+    const results = await Promise.allSettled(
+      targets.map((t) =>
+        exchange(t.pool, {
+          method: "POST",
+          path: t.path,
+          body: payload,
+          headers: this.baseHeaders,
+          timeoutMs: ADMIN_TIMEOUT_MS,
+        }),
+      ),
+    );
+    // The base URL must accept the abort; a worker that vanished is not an error.
+    const base = results[0];
+    if (base.status === "rejected") throw base.reason;
+    if (base.value.status !== 200 && workers.length === 0) {
+      throw new ProviderHttpError(`/abort_request returned ${base.value.status}`, {
+        statusCode: base.value.status,
+        body: base.value.text.slice(0, 500),
+      });
+    }
+  }
+
+  private workerPool(origin: string): Pool {
+    let pool = this.workerPools.get(origin);
+    if (!pool) {
+      pool = createPool(origin, 4, this.opts.connectTimeoutMs ?? 10_000);
+      this.workerPools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** Closes all sockets; in-flight requests are destroyed. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const pools = [this.pool, ...this.workerPools.values()];
+    await Promise.all(pools.map((p) => p.destroy().catch(() => {})));
+  }
+}
