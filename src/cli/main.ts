@@ -1,0 +1,23 @@
+/**
+ * The `envroll` command line: a thin layer over the library. Each command lives in its own
+ * file and registers itself here; the library never imports from src/cli.
+ */
+import { Command } from "commander";
+
+const program = new Command();
+program
+  .name("envroll")
+  .description("Token-exact RL environments and rollouts: eval, serve rollouts to Miles, inspect tokens.")
+  .version("0.1.0")
+  .showHelpAfterError();
+
+// Command registrations (one line per command file).
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  // Commands throw typed errors with user-facing messages; never print a stack trace for them.
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`envroll: ${message}\n`);
+  process.exitCode = process.exitCode || 2;
+}
