@@ -1,0 +1,162 @@
+/**
+ * TrainClient: the token-exact model side of a training rollout.
+ *
+ * Each turn becomes token ids by bridging from the previous sampled turn when the new messages
+ * only append tool/user turns (so the sampled tokens are reused verbatim, never re-tokenized),
+ * and by a full render otherwise. The ids go to SGLang's native `/generate`; the sampled ids and
+ * their logprobs come back unchanged and are parsed into an assistant message for the program.
+ */
+import type { ParsedToolCall, Renderer, RenderTool } from "../renderers/renderer.ts";
+import { ProviderError } from "../transport/errors.ts";
+import type { SglangTransport } from "../transport/sglang-transport.ts";
+import type { GenerateResult } from "../transport/types.ts";
+import type { AssistantMessage, FinishReason, Tool, ToolCall } from "../types.ts";
+import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
+import { pythonJsonDumps, rawJsonMember } from "./python-json.ts";
+
+export interface TrainClientOptions {
+  renderer: Renderer;
+  transport: SglangTransport;
+  /** Model name reported in responses. */
+  model?: string;
+  /** Qwen3-style `enable_thinking`; undefined keeps the renderer's default. */
+  enableThinking?: boolean;
+  /** Disable bridging (every turn fully re-rendered) — for diagnostics and the bridge benchmark. */
+  bridge?: boolean;
+}
+
+/** The aborted turn is an error, not an empty reply: an abort must never look like a finished turn. */
+export class TurnAbortedError extends ProviderError {}
+
+export class TrainClient implements Client {
+  readonly kind = "train" as const;
+  private readonly renderer: Renderer;
+  private readonly transport: SglangTransport;
+  private readonly model: string;
+  private readonly enableThinking: boolean | undefined;
+  private readonly useBridge: boolean;
+  /** Bridged vs fully rendered turns, for diagnostics and benchmarks. */
+  readonly counts = { bridged: 0, rendered: 0, bridgeDeclined: 0 };
+
+  constructor(options: TrainClientOptions) {
+    this.renderer = options.renderer;
+    this.transport = options.transport;
+    this.model = options.model ?? options.renderer.name;
+    this.enableThinking = options.enableThinking;
+    this.useBridge = options.bridge ?? true;
+  }
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const tools = request.tools.length > 0 ? request.tools.map(toRenderTool) : null;
+    const prompt = this.buildPrompt(request, tools);
+    const result = await this.transport.generate({
+      inputIds: prompt.promptIds,
+      sampling: request.sampling,
+      sessionId: request.sessionId,
+      turn: request.turn,
+      stopTokenIds: this.renderer.stopTokenIds,
+      signal: request.signal,
+    });
+    if (result.finishReason === "abort") {
+      throw new TurnAbortedError(
+        `generation aborted by the engine: ${result.abortMessage ?? "no reason given"}`,
+        {
+          statusCode: 503,
+        },
+      );
+    }
+    return this.toResponse(result, prompt, tools);
+  }
+
+  private buildPrompt(request: ModelRequest, tools: RenderTool[] | null): TurnTokens {
+    const opts = { tools, enableThinking: this.enableThinking };
+    const prev = this.useBridge ? request.previous : null;
+    if (prev && prev.newMessages.length > 0) {
+      const bridged = this.renderer.bridge(prev.promptIds, prev.completionIds, prev.newMessages, opts);
+      if (bridged) {
+        this.counts.bridged++;
+        // Bridge indices are relative to `newMessages`, which are the tail of `messages`.
+        const offset = request.messages.length - prev.newMessages.length;
+        return {
+          promptIds: bridged.tokenIds,
+          completionIds: [],
+          completionLogprobs: [],
+          promptMessageIndices: bridged.messageIndices.map((i) => (i < 0 ? -1 : i + offset)),
+          promptIsContent: bridged.isContent,
+          bridged: true,
+        };
+      }
+      this.counts.bridgeDeclined++;
+    }
+    this.counts.rendered++;
+    const rendered = this.renderer.render(request.messages, { ...opts, addGenerationPrompt: true });
+    return {
+      promptIds: rendered.tokenIds,
+      completionIds: [],
+      completionLogprobs: [],
+      promptMessageIndices: rendered.messageIndices,
+      promptIsContent: rendered.isContent,
+      bridged: false,
+    };
+  }
+
+  private toResponse(result: GenerateResult, prompt: TurnTokens, tools: RenderTool[] | null): ModelResponse {
+    const parsed = this.renderer.parse(result.outputIds, { tools });
+    const toolCalls = parsed.toolCalls.map(toToolCall);
+    const message: AssistantMessage = { role: "assistant", content: parsed.content };
+    if (parsed.reasoningContent != null) message.reasoning_content = parsed.reasoningContent;
+    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    let finishReason: FinishReason = result.finishReason;
+    // Promote stop→tool_calls only when a call parsed cleanly, as the reference client does.
+    if (finishReason === "stop" && parsed.toolCalls.some((c) => c.status === "ok"))
+      finishReason = "tool_calls";
+    return {
+      id: result.rid,
+      model: this.model,
+      message,
+      finishReason,
+      usage: {
+        promptTokens: result.promptTokens,
+        completionTokens: result.completionTokens,
+        cachedTokens: result.cachedTokens,
+      },
+      tokens: { ...prompt, completionIds: result.outputIds, completionLogprobs: result.logprobs },
+      weightVersion: result.weightVersion,
+    };
+  }
+
+  async abort(sessionId?: string): Promise<void> {
+    if (sessionId === undefined) await this.transport.abortAll();
+    else await this.transport.abort(`${sessionId}:`);
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+}
+
+function toRenderTool(tool: Tool): RenderTool {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  };
+}
+
+/**
+ * A parsed call becomes a message tool call. Calls that failed to parse are kept (with the raw
+ * block as arguments) so the harness answers them with an error tool message and the episode
+ * continues; dropping them would end the episode silently on the model's first malformed call.
+ * Arguments are serialized the way the chat template serializes a dict (Python `json.dumps`), so
+ * a later full re-render reproduces the model's usual formatting.
+ */
+function toToolCall(call: ParsedToolCall, index: number): ToolCall {
+  const id = call.id ?? `call_${index}`;
+  if (call.status === "ok") {
+    const args =
+      typeof call.arguments === "string"
+        ? call.arguments
+        : (rawJsonMember(call.raw, "arguments") ?? pythonJsonDumps(call.arguments ?? {}));
+    return { id, name: call.name ?? "", arguments: args };
+  }
+  return { id, name: call.name ?? "", arguments: call.raw };
+}
