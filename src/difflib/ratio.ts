@@ -1,0 +1,41 @@
+/**
+ * String entry points over code points — what Python's `SequenceMatcher(None, a, b)` sees when
+ * given two `str`s. `Array.from` iterates a JS string by code point, so an emoji outside the BMP
+ * is one element (as in Python) rather than two UTF-16 units.
+ */
+import { type MatchingBlock, SequenceMatcher, type SequenceMatcherOptions } from "./sequence-matcher.ts";
+
+export function codePoints(s: string): string[] {
+  return Array.from(s);
+}
+
+export function stringMatcher(
+  a: string,
+  b: string,
+  options: SequenceMatcherOptions = {},
+): SequenceMatcher<string> {
+  return new SequenceMatcher(codePoints(a), codePoints(b), options);
+}
+
+/** `difflib.SequenceMatcher(None, a, b, autojunk=…).ratio()`. */
+export function sequenceMatcherRatio(a: string, b: string, options: SequenceMatcherOptions = {}): number {
+  return stringMatcher(a, b, options).ratio();
+}
+
+/** `get_matching_blocks()` as `[i, j, size]` in code-point indices. */
+export function matchingBlocks(a: string, b: string, options: SequenceMatcherOptions = {}): MatchingBlock[] {
+  return stringMatcher(a, b, options).getMatchingBlocks();
+}
+
+export function quickRatio(a: string, b: string): number {
+  return stringMatcher(a, b).quickRatio();
+}
+
+export function realQuickRatio(a: string, b: string): number {
+  return stringMatcher(a, b).realQuickRatio();
+}
+
+/** The characters of b that autojunk treats as junk (`bpopular`), sorted by code point. */
+export function popularElements(a: string, b: string, options: SequenceMatcherOptions = {}): string[] {
+  return [...stringMatcher(a, b, options).popular].sort((x, y) => x.codePointAt(0)! - y.codePointAt(0)!);
+}

@@ -1,0 +1,77 @@
+/**
+ * Differential test against the local CPython's difflib on seeded random inputs, aimed at the
+ * parts the visible fixture samples only thinly: the autojunk threshold around len(b) = 200,
+ * popular elements adjacent to matches, astral characters and near-duplicates.
+ * Skipped when python3 is not installed.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { test } from "node:test";
+import { matchingBlocks, quickRatio, sequenceMatcherRatio } from "../../src/difflib/index.ts";
+
+const PY = `
+import sys, json, difflib
+out = []
+for a, b in json.load(sys.stdin):
+    s = difflib.SequenceMatcher(None, a, b)
+    out.append([s.ratio(), [list(m) for m in s.get_matching_blocks()], s.quick_ratio(),
+                difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()])
+json.dump(out, sys.stdout)
+`;
+
+function mulberry32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABETS = [
+  "ab",
+  "acgt",
+  "abcdefghij ",
+  "xyz é漢字🙂👩‍💻",
+  "0123456789abcdefghijklmnopqrstuvwxyz  .,",
+];
+
+function randomCases(n: number): [string, string][] {
+  const rng = mulberry32(20260529);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng() * xs.length)]!;
+  const cases: [string, string][] = [];
+  for (let c = 0; c < n; c++) {
+    const alphabet = Array.from(pick(ALPHABETS));
+    const lenB = pick([0, 1, 5, 50, 150, 198, 199, 200, 201, 250, 400]);
+    const b = Array.from({ length: lenB }, () => pick(alphabet));
+    let a: string[];
+    const mode = rng();
+    if (mode < 0.33) a = [...b].reverse();
+    else if (mode < 0.66) a = b.map((x) => (rng() < 0.1 ? pick(alphabet) : x)).filter(() => rng() > 0.05);
+    else a = Array.from({ length: Math.floor(rng() * 300) }, () => pick(alphabet));
+    cases.push([a.join(""), b.join("")]);
+  }
+  return cases;
+}
+
+const python = spawnSync("python3", ["-c", "import difflib"], { encoding: "utf8" });
+
+test("difflib port equals the local CPython on 300 random cases", { skip: python.status !== 0 }, () => {
+  const cases = randomCases(300);
+  const res = spawnSync("python3", ["-c", PY], { input: JSON.stringify(cases), encoding: "utf8" });
+  assert.equal(res.status, 0, res.stderr);
+  const want = JSON.parse(res.stdout) as [number, number[][], number, number][];
+  let autojunkMattered = 0;
+  cases.forEach(([a, b], i) => {
+    const [ratio, blocks, quick, noJunk] = want[i]!;
+    assert.equal(sequenceMatcherRatio(a, b), ratio, `case ${i} ratio`);
+    assert.deepEqual(matchingBlocks(a, b), blocks, `case ${i} blocks`);
+    assert.equal(quickRatio(a, b), quick, `case ${i} quick`);
+    assert.equal(sequenceMatcherRatio(a, b, { autojunk: false }), noJunk, `case ${i} autojunk=false`);
+    if (ratio !== noJunk) autojunkMattered++;
+  });
+  // The battery must exercise the heuristic, or this test proves little about it.
+  assert.ok(autojunkMattered > 10, `autojunk changed only ${autojunkMattered} ratios`);
+});

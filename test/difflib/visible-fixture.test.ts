@@ -1,0 +1,60 @@
+/** The difflib port against CPython 3.11's own outputs (fixtures/difflib_visible.json). */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import {
+  codePoints,
+  matchingBlocks,
+  popularElements,
+  quickRatio,
+  realQuickRatio,
+  sequenceMatcherRatio,
+} from "../../src/difflib/index.ts";
+
+interface DifflibCase {
+  id: string;
+  category: string;
+  a: string;
+  b: string;
+  len_a_codepoints: number;
+  len_b_codepoints: number;
+  ratio: number;
+  matching_blocks: [number, number, number][];
+  quick_ratio: number;
+  real_quick_ratio: number;
+  ratio_autojunk_false: number;
+  b_popular_junk_chars: string[];
+}
+
+const fixture = JSON.parse(readFileSync("/work/shared/fixtures/difflib_visible.json", "utf8")) as {
+  cases: DifflibCase[];
+};
+const close = (got: number, want: number, what: string) =>
+  assert.ok(Math.abs(got - want) <= 1e-12, `${what}: got ${got}, want ${want}`);
+
+test("fixture is non-trivial (covers autojunk and astral cases)", () => {
+  assert.ok(fixture.cases.length >= 100);
+  assert.ok(fixture.cases.some((c) => c.b_popular_junk_chars.length > 0));
+  assert.ok(fixture.cases.some((c) => c.len_a_codepoints !== c.a.length));
+});
+
+for (const c of fixture.cases) {
+  test(`difflib ${c.id} (${c.category})`, () => {
+    assert.equal(codePoints(c.a).length, c.len_a_codepoints);
+    assert.equal(codePoints(c.b).length, c.len_b_codepoints);
+    close(sequenceMatcherRatio(c.a, c.b), c.ratio, "ratio");
+    assert.deepEqual(matchingBlocks(c.a, c.b), c.matching_blocks);
+    close(quickRatio(c.a, c.b), c.quick_ratio, "quick_ratio");
+    close(realQuickRatio(c.a, c.b), c.real_quick_ratio, "real_quick_ratio");
+    close(
+      sequenceMatcherRatio(c.a, c.b, { autojunk: false }),
+      c.ratio_autojunk_false,
+      "ratio autojunk=false",
+    );
+    assert.deepEqual(popularElements(c.a, c.b), [...c.b_popular_junk_chars].sort(byCodePoint));
+  });
+}
+
+function byCodePoint(x: string, y: string): number {
+  return x.codePointAt(0)! - y.codePointAt(0)!;
+}
