@@ -61,7 +61,8 @@ export class SequenceMatcher<T> {
    * even though they could never seed one.
    */
   findLongestMatch(alo: number, ahi: number, blo: number, bhi: number): MatchingBlock {
-    const { a, b, b2j } = this;
+    const { a, b } = this;
+    const b2j = this.b2j;
     let besti = alo;
     let bestj = blo;
     let bestsize = 0;
