@@ -1,0 +1,62 @@
+/**
+ * Added tokens (`<|im_end|>`, `<tool_call>`, `<think>`, …) are matched in raw text before
+ * normalization and BPE, leftmost-longest, exactly as HF's AddedVocabulary does. This is why a
+ * literal "<|im_end|>" typed by a user becomes the special id: HF does the same.
+ */
+
+export interface AddedTokenJson {
+  id: number;
+  content: string;
+  special: boolean;
+  lstrip?: boolean;
+  rstrip?: boolean;
+  single_word?: boolean;
+  normalized?: boolean;
+}
+
+export class AddedTokenMatcher {
+  private readonly pattern: RegExp | null;
+  private readonly allContainLt: boolean;
+  readonly idByContent: Map<string, number>;
+
+  constructor(tokens: readonly AddedTokenJson[]) {
+    this.idByContent = new Map(tokens.map((t) => [t.content, t.id]));
+    for (const t of tokens) {
+      if (t.lstrip || t.rstrip || t.single_word) {
+        throw new Error(`added token ${t.content}: lstrip/rstrip/single_word are not supported`);
+      }
+    }
+    // Longest first so the regex alternation (leftmost, first alternative wins) is leftmost-longest.
+    const sorted = [...this.idByContent.keys()].sort((a, b) => b.length - a.length);
+    this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join("|"), "g") : null;
+    this.allContainLt = sorted.every((c) => c.includes("<"));
+  }
+
+  /**
+   * Calls `onText(start, end)` for plain-text spans and `onToken(id, start, end)` for added tokens,
+   * in order. Offsets are UTF-16 indices into `text`.
+   */
+  scan(
+    text: string,
+    onText: (start: number, end: number) => void,
+    onToken: (id: number, start: number, end: number) => void,
+  ): void {
+    let last = 0;
+    // Cheap pre-check: when every added token contains "<", text without one has no match.
+    if (this.pattern && (!this.allContainLt || text.indexOf("<") >= 0)) {
+      const re = this.pattern;
+      re.lastIndex = 0;
+      for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+        if (m.index > last) onText(last, m.index);
+        const end = m.index + m[0].length;
+        onToken(this.idByContent.get(m[0])!, m.index, end);
+        last = end;
+      }
+    }
+    if (last < text.length) onText(last, text.length);
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { loadTokenizer, qwen3TokenizerDir } from "../../src/tokenizer/index.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const tok = loadTokenizer();
+
+test("fixture texts encode to HF ids", () => {
+  const data = JSON.parse(readFileSync("/work/shared/fixtures/qwen3_visible.json", "utf8"));
+  let n = 0;
+  for (const c of data.cases) {
+    if (c.kind !== "render" || c.hf.error !== null) continue;
+    assert.deepEqual(tok.encode(c.hf.text), c.hf.token_ids, c.id);
+    assert.equal(tok.decode(c.renderer.token_ids), c.renderer.decoded_text, c.id);
+    n++;
+  }
+  assert.ok(n >= 20);
+});
+
+test("random mixed-Unicode texts encode to HF ids (White_Space, NFC, added tokens)", () => {
+  const cases: { text: string; ids: number[] }[] = JSON.parse(
+    readFileSync(join(here, "fixtures", "tokenizer_random.json"), "utf8"),
+  );
+  assert.ok(cases.length >= 100);
+  for (const c of cases) assert.deepEqual(tok.encode(c.text), c.ids, JSON.stringify(c.text));
+});
+
+test("added tokens are matched inside text; look-alikes are not", () => {
+  assert.deepEqual(tok.encode("a<|im_end|>b"), [64, 151645, 65]);
+  const lookalike = tok.encode("<tool" + "_call >");
+  assert.ok(!lookalike.includes(151657));
+  assert.deepEqual(tok.encode("<tool_call>"), [151657]);
+});
+
+test("offsets cover the text and agree with plain encode", () => {
+  const text = "Héllo 天气 😀\n\n<|im_end|>  wörld e\u0301";
+  const o = tok.encodeWithOffsets(text);
+  assert.deepEqual(o.ids, tok.encode(text));
+  assert.equal(o.starts[0], 0);
+  assert.equal(o.ends.at(-1), text.length);
+  for (let i = 1; i < o.ids.length; i++)
+    assert.ok(o.starts[i] >= o.starts[i - 1] && o.ends[i] >= o.starts[i]);
+  const imEnd = o.ids.indexOf(151645);
+  assert.equal(text.slice(o.starts[imEnd], o.ends[imEnd]), "<|im_end|>");
+});
+
+test("decode, skipSpecialTokens, token/id lookups", () => {
+  const ids = tok.encode("<|im_start|>user\nhi<|im_end|><think>");
+  assert.equal(tok.decode(ids), "<|im_start|>user\nhi<|im_end|><think>");
+  assert.equal(tok.decode(ids, { skipSpecialTokens: true }), "user\nhi<think>");
+  assert.equal(tok.tokenToId("<|im_end|>"), 151645);
+  assert.equal(tok.idToToken(151668), "</think>");
+  assert.equal(tok.idToToken(198), "Ċ");
+  assert.equal(tok.tokenToId("Ċ"), 198);
+  assert.ok(tok.specialTokenIds.has(151643) && !tok.specialTokenIds.has(151657));
+  assert.match(tok.chatTemplate ?? "", /<\|im_start\|>/);
+});
+
+test("loadTokenizer is cached and accepts a folder path", () => {
+  assert.equal(loadTokenizer("qwen3"), tok);
+  assert.equal(loadTokenizer(qwen3TokenizerDir()), tok);
+  assert.throws(() => loadTokenizer("/nonexistent-dir"));
+});
