@@ -1,0 +1,183 @@
+/**
+ * The subprocess runtime: programs run on the host in a fresh temporary working directory.
+ *
+ * Each program is started in its own process group (`detached`) so that a timeout or abort can
+ * kill everything it spawned with one signal — killing only the direct child would leave
+ * grandchildren (a shell's python, an agent's tool processes) running after the rollout ended.
+ * The environment is an allowlist: host secrets (API keys in the parent env) do not leak into
+ * model-written code unless the config forwards them by name.
+ */
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { SandboxError } from "../errors.ts";
+import type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
+
+/** Inherited from the host environment by default: what programs need to find tools and decode text. */
+const BASE_ENV = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "SYSTEMROOT"];
+const DEFAULT_OUTPUT_LIMIT = 1 << 20;
+
+export interface SubprocessOptions {
+  /** Per-stream cap on captured stdout/stderr bytes (the rest is discarded, the program keeps running). */
+  outputLimitBytes?: number;
+  /** Extra host variables to pass through by name (`harness.forward_env`). */
+  forwardEnv?: readonly string[];
+}
+
+export class SubprocessRuntime implements Runtime {
+  readonly kind = "subprocess";
+  private dir: string | null = null;
+  private readonly live = new Set<number>();
+  private readonly outputLimit: number;
+  private readonly forwardEnv: readonly string[];
+
+  constructor(options: SubprocessOptions = {}) {
+    this.outputLimit = options.outputLimitBytes ?? DEFAULT_OUTPUT_LIMIT;
+    this.forwardEnv = options.forwardEnv ?? [];
+  }
+
+  get workdir(): string {
+    if (this.dir === null) throw new SandboxError("subprocess runtime used before start()");
+    return this.dir;
+  }
+
+  async start(): Promise<void> {
+    if (this.dir === null) this.dir = await mkdtemp(join(tmpdir(), "envroll-"));
+  }
+
+  async stop(): Promise<void> {
+    for (const pid of this.live) killGroup(pid);
+    this.live.clear();
+    const dir = this.dir;
+    this.dir = null;
+    if (dir !== null) await rm(dir, { recursive: true, force: true });
+  }
+
+  private resolvePath(path: string): string {
+    const full = resolve(this.workdir, path);
+    const rel = relative(this.workdir, full);
+    if (rel.startsWith("..") || isAbsolute(rel)) throw new SandboxError(`path escapes the workdir: ${path}`);
+    return full;
+  }
+
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    const full = this.resolvePath(path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, data);
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    return new Uint8Array(await readFile(this.resolvePath(path)));
+  }
+
+  private environment(extra: Record<string, string> | undefined): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const k of [...BASE_ENV, ...this.forwardEnv]) {
+      const v = process.env[k];
+      if (v !== undefined) env[k] = v;
+    }
+    env["TMPDIR"] = this.workdir;
+    return { ...env, ...extra };
+  }
+
+  run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
+    if (argv.length === 0) return Promise.reject(new SandboxError("empty argv"));
+    const cwd = options.cwd ? this.resolvePath(options.cwd) : this.workdir;
+    const started = performance.now();
+    return new Promise((resolveRun) => {
+      const child = spawn(argv[0]!, argv.slice(1), {
+        cwd,
+        env: this.environment(options.env),
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      const out = new Capture(this.outputLimit);
+      const err = new Capture(this.outputLimit);
+      let timedOut = false;
+      let spawnError: Error | null = null;
+      const pid = child.pid;
+      if (pid !== undefined) this.live.add(pid);
+      const kill = () => {
+        if (pid !== undefined) killGroup(pid);
+      };
+      const timer =
+        options.timeoutMs != null
+          ? setTimeout(() => {
+              timedOut = true;
+              kill();
+            }, options.timeoutMs)
+          : null;
+      const onAbort = () => kill();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.signal?.aborted) kill();
+      child.stdout.on("data", (b: Buffer) => out.push(b));
+      child.stderr.on("data", (b: Buffer) => err.push(b));
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.stdin ?? "");
+      child.on("error", (e) => {
+        spawnError = e;
+      });
+      child.on("close", (code, signal) => {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        if (pid !== undefined) {
+          // The leader exited; make sure nothing it left in its group outlives it.
+          killGroup(pid);
+          this.live.delete(pid);
+        }
+        const stderr = spawnError ? `${err.text()}${spawnError.message}\n` : err.text();
+        resolveRun({
+          exitCode: spawnError ? 127 : code,
+          signal: signal ?? null,
+          stdout: out.text(),
+          stderr,
+          timedOut,
+          outputTruncated: out.truncated || err.truncated,
+          wallMs: performance.now() - started,
+        });
+      });
+    });
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Keeps at most `limit` bytes of a stream; the rest is counted as truncation. */
+class Capture {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly limit: number) {}
+  push(b: Buffer): void {
+    const room = this.limit - this.size;
+    if (room <= 0) {
+      this.truncated = true;
+      return;
+    }
+    const part = b.length > room ? b.subarray(0, room) : b;
+    if (part.length < b.length) this.truncated = true;
+    this.chunks.push(part);
+    this.size += part.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+export function createSubprocessRuntime(
+  spec: RuntimeSpec,
+  ctx: { forwardEnv?: readonly string[] } = {},
+): Runtime {
+  const limit = spec["output_limit_bytes"];
+  return new SubprocessRuntime({
+    outputLimitBytes: typeof limit === "number" ? limit : undefined,
+    forwardEnv: ctx.forwardEnv,
+  });
+}
