@@ -1,0 +1,248 @@
+/**
+ * Trace → Miles Sample conversion.
+ *
+ * One branch (root-to-leaf path of the trace graph) is one training sample: the prompt is every
+ * token before the first sampled one, the response is everything after it, and the loss mask is
+ * the sampled mask over the response, so tool/user tokens bridged between turns stay in the
+ * sequence with mask 0 and logprob 0.0 (Miles' multi-turn representation).
+ *
+ * A trace with several branches (compaction, forks) becomes a *compact rollout*: a list of
+ * samples sharing one `rollout_id` inside the group, which Miles supports and the upstream
+ * Verifiers adapter refuses. Because it changes what the trainer sees it is opt-in; without it
+ * such a trace is an explicit ConversionError rather than a silently dropped branch.
+ */
+import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
+import { contentText } from "../types.ts";
+import type { GroupElement, MilesSample, SampleStatus } from "./sample.ts";
+import { sampleViolations } from "./sample.ts";
+
+export interface ConvertOptions {
+  /** Miles `--reward-key` (or `--eval-reward-key` in eval): reward becomes `{...rewards, reward}`. */
+  rewardKey?: string | null;
+  /** Turn multi-branch traces into compact rollouts instead of failing. */
+  compact?: boolean;
+}
+
+export class ConversionError extends Error {
+  override name = "ConversionError";
+}
+
+/**
+ * Hands out `group_index` / `index` values. Miles normalizes rewards by `group_index` and keys
+ * samples by `index`, so both must be unique across a whole batch — one counter per batch,
+ * shared by every request that contributes to it.
+ */
+export class SampleCounter {
+  constructor(
+    public nextGroupIndex = 0,
+    public nextIndex = 0,
+  ) {}
+}
+
+/** failed > truncated > completed, as Miles reads them (FAILED = recoverable rollout failure). */
+export function traceStatus(trace: TraceRecord): SampleStatus {
+  if (trace.errors.length > 0) return "failed";
+  if (trace.is_truncated) return "truncated";
+  return "completed";
+}
+
+export function traceReward(trace: TraceRecord, rewardKey?: string | null): number | Record<string, number> {
+  return rewardKey ? { ...trace.rewards, reward: trace.reward } : trace.reward;
+}
+
+/** `label`, falling back to `answer`; Miles' field is a string. */
+function taskLabel(trace: TraceRecord): string | null {
+  const data = trace.task.data as Record<string, unknown>;
+  const v = data.label ?? data.answer;
+  if (v === undefined || v === null) return null;
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** The distinct weight versions of the sampled tokens, in order (Miles appends one per turn). */
+function branchWeightVersions(branch: BranchRecord): string[] {
+  const out: string[] = [];
+  branch.sampled_mask.forEach((sampled, i) => {
+    const v = branch.weight_versions[i];
+    if (sampled && v != null && out[out.length - 1] !== v) out.push(v);
+  });
+  return out;
+}
+
+/** Content of the last sampled assistant node of a branch (what `trace.last_reply` is for the main one). */
+function branchLastReply(nodes: readonly NodeRecord[], branch: BranchRecord): string {
+  for (let i = branch.node_indices.length - 1; i >= 0; i--) {
+    const node = nodes[branch.node_indices[i]];
+    if (node?.sampled && node.message.role === "assistant") return contentText(node.message.content).trim();
+  }
+  return "";
+}
+
+function lastError(trace: TraceRecord): string | undefined {
+  const e = trace.errors[trace.errors.length - 1];
+  return e ? `${e.type}: ${e.message}` : undefined;
+}
+
+function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
+  const prompt = trace.task.data.prompt;
+  const error = lastError(trace);
+  return {
+    group_index: null,
+    index: null,
+    rollout_id: null,
+    prompt: prompt == null ? "" : (prompt as string | unknown[]),
+    tokens: [],
+    multimodal_inputs: null,
+    multimodal_train_inputs: null,
+    response: trace.last_reply,
+    response_length: 0,
+    label: taskLabel(trace),
+    reward: traceReward(trace, opts.rewardKey),
+    loss_mask: [],
+    weight_versions: [],
+    rollout_log_probs: [],
+    rollout_routed_experts: null,
+    rollout_indexer_topk: null,
+    remove_sample: false,
+    teacher_log_probs: null,
+    opd_reverse_kl: null,
+    status: traceStatus(trace),
+    metadata: {
+      envroll: {
+        trace_id: trace.id,
+        branch_index: 0,
+        num_branches: trace.branches.length,
+        task_index: trace.task_index,
+        rollout_index: trace.rollout_index,
+        rewards: trace.rewards,
+        metrics: trace.metrics,
+        stop_condition: trace.stop_condition,
+        num_turns: trace.num_turns,
+        weight_versions: [],
+        ...(error !== undefined ? { error } : {}),
+      },
+    },
+    generate_function_path: null,
+    train_metadata: null,
+    adapter: null,
+    reward_spec: null,
+    routing_key: trace.id,
+    non_generation_time: 0,
+    spec_info: {
+      spec_accept_token_num: 0,
+      spec_draft_token_num: 0,
+      spec_verify_ct: 0,
+      completion_token_num: 0,
+    },
+    prefix_cache_info: { cached_tokens: 0, total_prompt_tokens: 0 },
+  };
+}
+
+/** One branch → one sample (indices not yet assigned). */
+export function branchToSample(
+  trace: TraceRecord,
+  branchIndex: number,
+  opts: ConvertOptions = {},
+): MilesSample {
+  const branch = trace.branches[branchIndex];
+  if (!branch) throw new ConversionError(`trace ${trace.id} has no branch ${branchIndex}`);
+  const n = branch.token_ids.length;
+  if (branch.sampled_mask.length !== n || branch.logprobs.length !== n) {
+    throw new ConversionError(
+      `trace ${trace.id} branch ${branchIndex} is misaligned: ${n} tokens, ` +
+        `${branch.sampled_mask.length} mask entries, ${branch.logprobs.length} logprobs`,
+    );
+  }
+  const s = baseSample(trace, opts);
+  s.metadata.envroll.branch_index = branchIndex;
+  const first = branch.sampled_mask.indexOf(true);
+  if (first < 0) return emptySample(trace, opts, branch.token_ids, branchIndex);
+  s.tokens = branch.token_ids.slice();
+  s.response_length = n - first;
+  s.loss_mask = branch.sampled_mask.slice(first).map((m) => (m ? 1 : 0));
+  // Logprobs are only meaningful where the model sampled; force 0.0 elsewhere whatever the record says.
+  s.rollout_log_probs = branch.logprobs.slice(first).map((lp, i) => (s.loss_mask[i] ? lp : 0));
+  s.weight_versions = branchWeightVersions(branch);
+  s.metadata.envroll.weight_versions = s.weight_versions;
+  if (trace.branches.length > 1) s.response = branchLastReply(trace.nodes, branch);
+  s.spec_info.completion_token_num = s.loss_mask.reduce((a, b) => a + b, 0);
+  s.prefix_cache_info.total_prompt_tokens = first;
+  return s;
+}
+
+/**
+ * A trace that never sampled a token (it failed before its first turn). It still becomes a sample
+ * so the group keeps its size and the failure is visible, but one Miles can carry without
+ * crashing: status failed, the prompt tokens if any, response_length 0 with empty mask and
+ * logprobs (the `validate()` invariants hold), and `remove_sample` so it never contributes loss.
+ * The Python side drops such groups by default (reason `empty_trace`), since a zero-length
+ * response is ambiguous for code that slices `tokens[-response_length:]`.
+ */
+function emptySample(
+  trace: TraceRecord,
+  opts: ConvertOptions,
+  promptIds: number[],
+  branchIndex = 0,
+): MilesSample {
+  const s = baseSample(trace, opts);
+  s.tokens = promptIds.slice();
+  s.status = "failed";
+  s.remove_sample = true;
+  s.metadata.envroll.branch_index = branchIndex;
+  s.metadata.envroll.empty = true;
+  if (s.metadata.envroll.error === undefined) s.metadata.envroll.error = "EmptyTrace: no sampled token";
+  s.prefix_cache_info.total_prompt_tokens = promptIds.length;
+  return s;
+}
+
+function assign(s: MilesSample, groupIndex: number, counter: SampleCounter): MilesSample {
+  s.group_index = groupIndex;
+  s.index = counter.nextIndex++;
+  const bad = sampleViolations(s);
+  if (bad.length > 0) {
+    throw new ConversionError(
+      `sample of trace ${s.metadata.envroll.trace_id} violates Miles invariants: ${bad.join("; ")}`,
+    );
+  }
+  return s;
+}
+
+/** One trace → one group element: a sample, or a compact rollout when it has several branches. */
+export function traceToElement(
+  trace: TraceRecord,
+  groupIndex: number,
+  counter: SampleCounter,
+  opts: ConvertOptions = {},
+): GroupElement {
+  const count = trace.branches.length;
+  if (count === 0) return assign(emptySample(trace, opts, []), groupIndex, counter);
+  if (count === 1) return assign(branchToSample(trace, 0, opts), groupIndex, counter);
+  if (!opts.compact) {
+    throw new ConversionError(
+      `trace ${trace.id} (task ${trace.task_index}) has ${count} branches (compaction or a forked ` +
+        "conversation); enable compact rollouts (--envroll-compact-rollouts / request `compact: true`) " +
+        "to train on them as one compact rollout",
+    );
+  }
+  // Convert every branch first so a bad one fails the trace before any index is consumed.
+  const siblings = trace.branches.map((_, b) => branchToSample(trace, b, opts));
+  const rolloutId = counter.nextIndex;
+  return siblings.map((s) => {
+    s.rollout_id = rolloutId;
+    return assign(s, groupIndex, counter);
+  });
+}
+
+/** A task's n traces → one Miles group with a fresh `group_index`. */
+export function tracesToGroup(
+  traces: readonly TraceRecord[],
+  counter: SampleCounter,
+  opts: ConvertOptions = {},
+): GroupElement[] {
+  // Convert against a scratch counter first: a ConversionError must not leave holes in the batch.
+  const scratch = new SampleCounter(counter.nextGroupIndex, counter.nextIndex);
+  const groupIndex = scratch.nextGroupIndex++;
+  const group = traces.map((t) => traceToElement(t, groupIndex, scratch, opts));
+  counter.nextGroupIndex = scratch.nextGroupIndex;
+  counter.nextIndex = scratch.nextIndex;
+  return group;
+}

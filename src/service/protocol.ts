@@ -1,0 +1,104 @@
+/**
+ * The rollout service's wire protocol (requests validated with zod; responses are NDJSON lines).
+ * Strict objects: a misspelled key is a 400 naming it, not a silently ignored setting.
+ */
+import { z } from "zod";
+import type { GroupElement } from "../miles/sample.ts";
+
+const int = z.number().int();
+
+export const RolloutRequestSchema = z.strictObject({
+  /** Miles' rollout step; the train cursor is saved per step. */
+  rollout_id: int.min(0),
+  evaluation: z.boolean().default(false),
+  /** Train: groups to run (over-sampling batch). Eval: ignored (every eval task runs). */
+  count: int.min(1).max(1_000_000).optional(),
+  /** Rollouts per group (`n_samples_per_prompt` / `n_samples_per_eval_prompt`). */
+  n: int.min(1).max(65_536),
+  engine_url: z.url({ protocol: /^https?$/ }),
+  routing_policy: z.string().min(1).optional(),
+  lora: z.string().min(1).nullable().default(null),
+  /** OpenAI-vocabulary sampling (temperature, top_p, top_k, max_tokens, min_tokens, stop, …). */
+  sampling: z.record(z.string(), z.unknown()).default({}),
+  limits: z
+    .strictObject({
+      max_context_len: int.min(1).optional(),
+      max_prompt_len: int.min(1).optional(),
+      max_response_len: int.min(1).optional(),
+    })
+    .default({}),
+  skip_special_tokens: z.boolean().default(false),
+  stop_token_ids: z.array(int.min(0)).default([]),
+  chat_template_kwargs: z.record(z.string(), z.unknown()).default({}),
+  /** Rollouts in flight for this request (Miles: server concurrency × engines). */
+  concurrency: int.min(1).max(1_000_000).default(512),
+  /** Seeds are `seed_base + task_index × n + offset` when `deterministic`. */
+  seed_base: int.nullable().default(null),
+  deterministic: z.boolean().default(false),
+  /** Reward shape: a key makes `reward` the dict `{...rewards, reward}` (Miles `--reward-key`). */
+  reward_key: z.string().min(1).nullable().default(null),
+  /** Multi-branch traces become compact rollouts instead of an error. */
+  compact: z.boolean().default(false),
+  cursor: z
+    .strictObject({
+      /** "start": a new step (restore the state after step rollout_id − 1); "continue": a refill of this step. */
+      mode: z.enum(["start", "continue"]).default("start"),
+      shuffle: z.boolean().default(false),
+      seed: int.default(0),
+    })
+    .default({ mode: "start", shuffle: false, seed: 0 }),
+});
+export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
+
+export const AbortRequestSchema = z.strictObject({
+  /** Abort the requests of this step only; omitted = every active request. */
+  rollout_id: int.min(0).optional(),
+});
+
+/** Why a group the service ran is not a trainable group; Python counts these as drop reasons. */
+export type DropReason = "episode_error" | "trace_error" | "empty_trace";
+
+/** One line per finished group. */
+export interface GroupLine {
+  type: "group";
+  rollout_id: number;
+  evaluation: boolean;
+  task_index: number;
+  group_index: number;
+  group: GroupElement[];
+  /** Set when the group should not be trained as is (Python drops it by default). */
+  drop_reason: DropReason | null;
+  /** The group-reward failure when `drop_reason` is `episode_error` (then `group` is empty). */
+  error: string | null;
+}
+
+/** The last line of every stream. */
+export interface SummaryLine {
+  type: "summary";
+  rollout_id: number;
+  evaluation: boolean;
+  requested: number;
+  delivered: number;
+  aborted: number;
+  dropped: Record<string, number>;
+  /** Set when the request stopped on an error (e.g. a multi-branch trace without `compact`). */
+  error: string | null;
+  elapsed_s: number;
+  /** Train only: where the task cursor now stands. */
+  cursor: {
+    epoch: number;
+    offset: number;
+    returned: number;
+    completed_total: number;
+    file: string | null;
+  } | null;
+}
+
+export type StreamLine = GroupLine | SummaryLine;
+
+/** zod issues as one line: `path: message; …` (never a stack). */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "(body)"}: ${i.message}`)
+    .join("; ");
+}

@@ -1,0 +1,209 @@
+/**
+ * One `POST /rollout` request: run groups, convert each finished group to Miles samples, stream
+ * it, and keep the train cursor exact.
+ *
+ * Groups run through a small worker pool (at most ⌊concurrency / n⌋ groups in flight, so a large
+ * over-sampling batch does not start thousands of rollouts at once) and stream in completion
+ * order, like Miles' own loop. When the request is aborted (client gone, `/abort`, fatal
+ * conversion error) every unfinished group is handed back to the cursor, never counted as done.
+ */
+import type { Sampling } from "../clients/client.ts";
+import { ConversionError, SampleCounter, tracesToGroup } from "../miles/convert.ts";
+import { type GroupElement, groupSamples } from "../miles/sample.ts";
+import type { TraceRecord } from "../trace/record.ts";
+import type { ClientFactory, EngineSpec, RolloutEnvironment } from "./backend.ts";
+import type { TaskCursor } from "./cursor.ts";
+import type { CursorStore } from "./cursor-store.ts";
+import type { DropReason, GroupLine, RolloutRequest, StreamLine, SummaryLine } from "./protocol.ts";
+
+export interface RunDeps {
+  env: RolloutEnvironment;
+  makeClient: ClientFactory;
+  cursors: CursorStore;
+  /** Batch counters per train step, so refills of one step keep `group_index`/`index` unique. */
+  counters: Map<number, SampleCounter>;
+}
+
+/** Resolves false once the client is gone (the line was not delivered). */
+export type LineWriter = (line: StreamLine) => Promise<boolean>;
+
+export function engineSpec(req: RolloutRequest): EngineSpec {
+  return {
+    url: req.engine_url,
+    routingPolicy: req.routing_policy,
+    lora: req.lora,
+    maxContextLen: req.limits.max_context_len,
+    maxPromptLen: req.limits.max_prompt_len,
+    maxResponseLen: req.limits.max_response_len,
+    skipSpecialTokens: req.skip_special_tokens,
+    stopTokenIds: req.stop_token_ids,
+    connections: Math.min(req.concurrency, 1024),
+    chatTemplateKwargs: req.chat_template_kwargs,
+  };
+}
+
+export function groupSeeds(req: RolloutRequest, taskIndex: number): number[] | null {
+  if (!req.deterministic || req.seed_base === null) return null;
+  const base = req.seed_base + taskIndex * req.n;
+  return Array.from({ length: req.n }, (_, k) => base + k);
+}
+
+function dropReason(traces: readonly TraceRecord[], group: readonly GroupElement[]): DropReason | null {
+  if (traces.some((t) => t.errors.length > 0)) return "trace_error";
+  if (groupSamples(group).some((s) => s.metadata.envroll.empty)) return "empty_trace";
+  return null;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+}
+
+export async function runRollout(
+  req: RolloutRequest,
+  deps: RunDeps,
+  write: LineWriter,
+  outer: AbortSignal,
+): Promise<SummaryLine> {
+  const started = performance.now();
+  const train = !req.evaluation;
+  const controller = new AbortController();
+  const onOuter = () => controller.abort();
+  if (outer.aborted) controller.abort();
+  else outer.addEventListener("abort", onOuter, { once: true });
+  const signal = controller.signal;
+
+  const info = deps.env.info;
+  let cursor: TaskCursor | null = null;
+  let counter: SampleCounter;
+  if (train) {
+    cursor = await deps.cursors.open(req.rollout_id, req.cursor.mode, {
+      tasksetId: info.tasksetId,
+      numTasks: info.numTasks,
+      shuffle: req.cursor.shuffle,
+      seed: req.cursor.seed,
+    });
+    const kept = deps.counters.get(req.rollout_id);
+    counter = req.cursor.mode === "continue" && kept ? kept : new SampleCounter();
+    deps.counters.clear();
+    deps.counters.set(req.rollout_id, counter);
+  } else {
+    counter = new SampleCounter();
+  }
+  const total = train ? (req.count ?? 0) : info.numEvalTasks;
+  const summary: SummaryLine = {
+    type: "summary",
+    rollout_id: req.rollout_id,
+    evaluation: req.evaluation,
+    requested: total,
+    delivered: 0,
+    aborted: 0,
+    dropped: {},
+    error: null,
+    elapsed_s: 0,
+    cursor: null,
+  };
+
+  const client = await deps.makeClient(engineSpec(req));
+  const sampling = req.sampling as Sampling;
+  const split = train ? "train" : "eval";
+  let launched = 0;
+
+  const handBack = (task: number) => {
+    cursor?.giveBack(task);
+    summary.aborted++;
+  };
+
+  const runOne = async (taskIndex: number): Promise<void> => {
+    let traces: TraceRecord[] | null = null;
+    let episodeError: string | null = null;
+    try {
+      traces = await deps.env.runGroup({
+        split,
+        taskIndex,
+        n: req.n,
+        client,
+        sampling,
+        seeds: groupSeeds(req, taskIndex),
+        concurrency: req.concurrency,
+        signal,
+      });
+    } catch (err) {
+      episodeError = message(err);
+    }
+    if (signal.aborted) return handBack(taskIndex);
+    let line: GroupLine;
+    if (traces === null) {
+      line = groupLine(req, taskIndex, counter.nextGroupIndex++, [], "episode_error", episodeError);
+    } else {
+      let group: GroupElement[];
+      try {
+        group = tracesToGroup(traces, counter, { rewardKey: req.reward_key, compact: req.compact });
+      } catch (err) {
+        // A configuration problem (e.g. compaction without compact rollouts) or a broken trace:
+        // stop the request loudly instead of dropping groups one by one.
+        summary.error ??= err instanceof ConversionError ? err.message : message(err);
+        controller.abort();
+        return handBack(taskIndex);
+      }
+      const groupIndex = counter.nextGroupIndex - 1;
+      line = groupLine(req, taskIndex, groupIndex, group, dropReason(traces, group), null);
+    }
+    if (!(await write(line))) {
+      controller.abort();
+      return handBack(taskIndex);
+    }
+    cursor?.complete(taskIndex);
+    summary.delivered++;
+    if (line.drop_reason) summary.dropped[line.drop_reason] = (summary.dropped[line.drop_reason] ?? 0) + 1;
+  };
+
+  const worker = async () => {
+    while (!signal.aborted && launched < total) {
+      launched++;
+      const taskIndex = cursor ? cursor.take() : launched - 1;
+      await runOne(taskIndex);
+    }
+  };
+
+  const workers = Math.max(1, Math.min(total, Math.floor(req.concurrency / req.n)));
+  try {
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    outer.removeEventListener("abort", onOuter);
+    if (signal.aborted) await client.abort().catch(() => {});
+    await client.close().catch(() => {});
+  }
+  if (cursor) {
+    const file = await deps.cursors.save(cursor);
+    const s = cursor.state;
+    summary.cursor = {
+      epoch: s.epoch,
+      offset: s.offset,
+      returned: s.returned.length,
+      completed_total: s.completed_total,
+      file,
+    };
+  }
+  summary.elapsed_s = (performance.now() - started) / 1000;
+  return summary;
+}
+
+function groupLine(
+  req: RolloutRequest,
+  taskIndex: number,
+  groupIndex: number,
+  group: GroupElement[],
+  drop: DropReason | null,
+  error: string | null,
+): GroupLine {
+  return {
+    type: "group",
+    rollout_id: req.rollout_id,
+    evaluation: req.evaluation,
+    task_index: taskIndex,
+    group_index: groupIndex,
+    group,
+    drop_reason: drop,
+    error,
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * The rollout service over HTTP (node:http: the streaming endpoint needs direct control of the
+ * socket to notice a closed client at once and abort its episodes).
+ *
+ *   GET  /health   → {"status":"ok"}
+ *   GET  /info     → environment facts the Python side validates against
+ *   POST /rollout  → NDJSON: one `group` line per finished group, then one `summary` line
+ *   POST /abort    → aborts active requests (all, or one rollout step's)
+ *
+ * Bound to 127.0.0.1 by default; any other host requires a token (checked on every route).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SampleCounter } from "../miles/convert.ts";
+import type { ClientFactory, RolloutEnvironment } from "./backend.ts";
+import { CursorStore } from "./cursor-store.ts";
+import { HttpError, isLoopback, readJsonBody, sendJson, tokenMatches } from "./http-util.ts";
+import { AbortRequestSchema, formatIssues, type RolloutRequest, RolloutRequestSchema } from "./protocol.ts";
+import { type RunDeps, runRollout } from "./rollout-run.ts";
+
+export const SERVICE_VERSION = 1;
+
+export interface ServiceOptions {
+  env: RolloutEnvironment;
+  makeClient: ClientFactory;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  token?: string | null;
+  /** Where the train cursor is saved per step; null keeps it in memory only. */
+  stateDir?: string | null;
+  bodyLimit?: number;
+  log?: (message: string) => void;
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+interface ActiveRequest {
+  rolloutId: number;
+  evaluation: boolean;
+  controller: AbortController;
+}
+
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const host = opts.host ?? "127.0.0.1";
+  const token = opts.token ?? null;
+  if (!isLoopback(host) && !token) {
+    throw new Error(`refusing to listen on non-loopback host ${host} without --token`);
+  }
+  const bodyLimit = opts.bodyLimit ?? 1 << 20;
+  const log = opts.log ?? (() => {});
+  const deps: RunDeps = {
+    env: opts.env,
+    makeClient: opts.makeClient,
+    cursors: new CursorStore(opts.stateDir ?? null),
+    counters: new Map<number, SampleCounter>(),
+  };
+  const active = new Set<ActiveRequest>();
+  // Train requests share one cursor: run them one after another (a refill that arrives while the
+  // previous stream is still draining its aborts waits for it instead of racing it).
+  let trainChain: Promise<unknown> = Promise.resolve();
+
+  const info = () => ({
+    service_version: SERVICE_VERSION,
+    taskset_id: opts.env.info.tasksetId,
+    num_tasks: opts.env.info.numTasks,
+    num_eval_tasks: opts.env.info.numEvalTasks,
+    requires_group_scoring: opts.env.info.requiresGroupScoring,
+    active_requests: active.size,
+  });
+
+  const rollout = async (req: IncomingMessage, res: ServerResponse) => {
+    const parsed = RolloutRequestSchema.safeParse(await readJsonBody(req, bodyLimit));
+    if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
+    const body: RolloutRequest = parsed.data;
+    if (!body.evaluation && body.count === undefined)
+      throw new HttpError(400, "count: required for train requests");
+    const entry: ActiveRequest = {
+      rolloutId: body.rollout_id,
+      evaluation: body.evaluation,
+      controller: new AbortController(),
+    };
+    active.add(entry);
+    // `close` on the response fires when the client goes away before we end the stream.
+    res.on("close", () => {
+      if (!res.writableFinished) entry.controller.abort();
+    });
+    res.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
+    res.flushHeaders();
+    const write = (line: unknown) =>
+      new Promise<boolean>((resolve) => {
+        if (res.destroyed || entry.controller.signal.aborted) return resolve(false);
+        res.write(`${JSON.stringify(line)}\n`, (err) => resolve(!err && !res.destroyed));
+      });
+    const run = () => runRollout(body, deps, write, entry.controller.signal);
+    try {
+      const task = body.evaluation ? run() : trainChain.then(run);
+      if (!body.evaluation) trainChain = task.catch(() => {});
+      const summary = await task;
+      log(
+        `rollout ${body.rollout_id}${body.evaluation ? " (eval)" : ""}: ${summary.delivered}/${summary.requested} ` +
+          `groups, ${summary.aborted} aborted${summary.error ? `, error: ${summary.error}` : ""}`,
+      );
+      await write(summary);
+    } catch (err) {
+      await write({ type: "summary", error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      active.delete(entry);
+      res.end();
+    }
+  };
+
+  const abort = async (req: IncomingMessage, res: ServerResponse) => {
+    const parsed = AbortRequestSchema.safeParse(await readJsonBody(req, bodyLimit));
+    if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
+    let aborted = 0;
+    for (const a of active) {
+      if (parsed.data.rollout_id === undefined || a.rolloutId === parsed.data.rollout_id) {
+        a.controller.abort();
+        aborted++;
+      }
+    }
+    sendJson(res, 200, { aborted });
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
+    if (token !== null && !tokenMatches(req, token))
+      throw new HttpError(401, "missing or wrong bearer token");
+    const path = (req.url ?? "/").split("?")[0];
+    const method = req.method ?? "GET";
+    const routes: Record<string, [string, () => Promise<void> | void]> = {
+      "/health": ["GET", () => sendJson(res, 200, { status: "ok" })],
+      "/info": ["GET", () => sendJson(res, 200, info())],
+      "/rollout": ["POST", () => rollout(req, res)],
+      "/abort": ["POST", () => abort(req, res)],
+    };
+    const r = routes[path];
+    if (!r) throw new HttpError(404, `no route ${path}`);
+    if (r[0] !== method) throw new HttpError(405, `${path} takes ${r[0]}, not ${method}`);
+    await r[1]();
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      const status = err instanceof HttpError ? err.status : 500;
+      const message = err instanceof Error ? err.message : String(err);
+      if (status === 500) log(`internal error: ${message}`);
+      // A refused upload may still be arriving: answer, then drop the connection.
+      if (status === 413) res.setHeader("connection", "close");
+      sendJson(res, status, { error: message });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    server,
+    async close() {
+      for (const a of active) a.controller.abort();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
