@@ -1,0 +1,75 @@
+/**
+ * One trace as an expandable `<details>` block: the conversation, rewards and metrics, errors,
+ * and the record itself as JSON. Token arrays are summarized, not embedded: they are the bulk
+ * of a trace, unreadable in a page, and still complete in `traces.jsonl`.
+ */
+import type { TraceRecord } from "../../trace/record.ts";
+import { contentText, type Message } from "../../types.ts";
+import { esc, num } from "./html.ts";
+
+export function traceAnchor(t: Pick<TraceRecord, "task_index" | "rollout_index">): string {
+  return `t-${t.task_index}-${t.rollout_index}`;
+}
+
+/** The record with token-level arrays replaced by their lengths. */
+export function slimTrace(t: TraceRecord): unknown {
+  return {
+    ...t,
+    nodes: t.nodes.map(({ token_ids, mask, is_content, logprobs, ...rest }) => ({
+      ...rest,
+      ...(token_ids ? { num_tokens: token_ids.length } : {}),
+      ...(mask ? { num_sampled: mask.filter(Boolean).length } : {}),
+    })),
+    branches: t.branches.map((b) => ({
+      node_indices: b.node_indices,
+      num_tokens: b.token_ids.length,
+      num_sampled: b.sampled_mask.filter(Boolean).length,
+    })),
+  };
+}
+
+function messageHtml(m: Message, sampled: boolean): string {
+  const parts: string[] = [];
+  if (m.role === "assistant" && m.reasoning_content) {
+    parts.push(`<div class="reasoning">${esc(m.reasoning_content)}</div>`);
+  }
+  parts.push(`<div class="content">${esc(contentText(m.content ?? ""))}</div>`);
+  if (m.role === "assistant" && m.tool_calls?.length) {
+    for (const c of m.tool_calls) {
+      parts.push(`<div class="toolcall">→ ${esc(c.name)}(${esc(c.arguments)})</div>`);
+    }
+  }
+  const tag = m.role === "tool" ? ` <span class="muted">${esc(m.tool_call_id)}</span>` : "";
+  return `<div class="msg ${esc(m.role)}${sampled ? " sampled" : ""}"><div class="role">${esc(m.role)}${sampled ? " · sampled" : ""}${tag}</div>${parts.join("")}</div>`;
+}
+
+function kvTable(title: string, rec: Record<string, number>): string {
+  const rows = Object.entries(rec)
+    .map(([k, v]) => `<tr><td>${esc(k)}</td><td class="num">${num(v, 4)}</td></tr>`)
+    .join("");
+  return rows ? `<table class="kv"><tr><th colspan="2">${esc(title)}</th></tr>${rows}</table>` : "";
+}
+
+export function traceDetails(t: TraceRecord): string {
+  const errored = t.errors.length > 0;
+  const head =
+    `task ${t.task_index} · rollout ${t.rollout_index} · reward <b>${num(t.reward)}</b>` +
+    ` · stop ${esc(t.stop_condition ?? "none")} · ${t.num_turns} turn(s)` +
+    (t.is_truncated ? ` · <span class="warn">truncated</span>` : "") +
+    (errored ? ` · <span class="err">${esc(t.errors[t.errors.length - 1]!.type)}</span>` : "") +
+    (t.attempts > 0 ? ` · ${t.attempts} retried attempt(s)` : "");
+  const messages = t.nodes.map((n) => messageHtml(n.message, n.sampled)).join("");
+  const errors = t.errors
+    .map(
+      (e) =>
+        `<div class="error"><b>${esc(e.type)}</b>: ${esc(e.message)}${e.traceback ? `<pre>${esc(e.traceback)}</pre>` : ""}</div>`,
+    )
+    .join("");
+  return (
+    `<details class="trace${errored ? " errored" : ""}" id="${traceAnchor(t)}"><summary>${head}</summary>` +
+    `<div class="trace-body"><div class="conversation">${messages || `<p class="muted">No messages.</p>`}</div>` +
+    `<div class="side">${kvTable("rewards (weighted)", t.rewards)}${kvTable("metrics", t.metrics)}${errors}</div></div>` +
+    `<details class="raw"><summary>trace JSON</summary><pre>${esc(JSON.stringify(slimTrace(t), null, 2))}</pre></details>` +
+    `</details>`
+  );
+}
