@@ -25,15 +25,17 @@ export class CursorStore {
 
   /**
    * The cursor for a request of step `rolloutId`. `mode: "continue"` (a refill within a step)
-   * keeps the in-memory cursor of that step; `"start"` restores the state after step
-   * `rolloutId − 1`, from memory or the newest file at or below it.
+   * keeps the cursor of that step (in memory, or its file after a restart); `"start"` restores the
+   * state after step `rolloutId − 1`, from memory or the newest file at or below it.
    */
   async open(rolloutId: number, mode: "start" | "continue", settings: CursorSettings): Promise<TaskCursor> {
     const cur = this.current;
     if (mode === "continue" && cur && cur.state.rollout_id === rolloutId) return cur;
+    // A refill after a restart continues from this step's own file; a new step from the last one's.
+    const base = mode === "continue" ? rolloutId : rolloutId - 1;
     let state: CursorState | null = null;
-    if (cur && cur.state.rollout_id === rolloutId - 1) state = cur.snapshot();
-    else state = await this.loadAtOrBelow(rolloutId - 1);
+    if (cur && cur.state.rollout_id === base) state = cur.snapshot();
+    else state = await this.loadAtOrBelow(base);
     if (state) checkCompatible(state, settings);
     const cursor = new TaskCursor(
       state ?? freshCursorState(settings.tasksetId, settings.numTasks, settings.shuffle, settings.seed),

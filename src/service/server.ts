@@ -44,6 +44,8 @@ interface ActiveRequest {
   rolloutId: number;
   evaluation: boolean;
   controller: AbortController;
+  /** Settles when the request has handed back its tasks and saved the cursor. */
+  done: Promise<unknown>;
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
@@ -84,6 +86,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       rolloutId: body.rollout_id,
       evaluation: body.evaluation,
       controller: new AbortController(),
+      done: Promise.resolve(),
     };
     active.add(entry);
     // `close` on the response fires when the client goes away before we end the stream.
@@ -94,13 +97,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     res.flushHeaders();
     const write = (line: unknown) =>
       new Promise<boolean>((resolve) => {
-        if (res.destroyed || entry.controller.signal.aborted) return resolve(false);
+        if (res.destroyed) return resolve(false);
         res.write(`${JSON.stringify(line)}\n`, (err) => resolve(!err && !res.destroyed));
       });
     const run = () => runRollout(body, deps, write, entry.controller.signal);
     try {
       const task = body.evaluation ? run() : trainChain.then(run);
-      if (!body.evaluation) trainChain = task.catch(() => {});
+      entry.done = task.catch(() => {});
+      if (!body.evaluation) trainChain = entry.done;
       const summary = await task;
       log(
         `rollout ${body.rollout_id}${body.evaluation ? " (eval)" : ""}: ${summary.delivered}/${summary.requested} ` +
@@ -166,7 +170,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     port,
     server,
     async close() {
+      // Abort and drain: every request hands its tasks back and saves the cursor before we exit.
       for (const a of active) a.controller.abort();
+      await Promise.all([...active].map((a) => a.done));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
