@@ -1,0 +1,25 @@
+/**
+ * Policy lookup: `echo`, `reference`, `replay:<file.jsonl>`, or a function passed in-process.
+ */
+import type { PolicyFn } from "../types.ts";
+import { echoPolicy } from "./echo.ts";
+import { referencePolicy } from "./reference.ts";
+import { replayPolicy } from "./replay.ts";
+
+export { lastMessage, parseChatPrompt } from "./chat-prompt.ts";
+export { REFERENCE_SOLVERS, type ReferenceSolver } from "./reference/index.ts";
+
+export function resolvePolicy(spec: string | PolicyFn | undefined): PolicyFn {
+  if (typeof spec === "function") return spec;
+  const name = spec ?? "echo";
+  if (name === "echo") return echoPolicy;
+  if (name === "reference") return referencePolicy;
+  if (name.startsWith("replay:")) return replayPolicy(name.slice("replay:".length));
+  throw new Error(`unknown engine policy ${JSON.stringify(name)} (echo | reference | replay:<file.jsonl>)`);
+}
+
+/** A display name for a policy spec (model name, logs). */
+export function policyName(spec: string | PolicyFn | undefined): string {
+  if (typeof spec === "function") return "custom";
+  return (spec ?? "echo").split(":")[0];
+}

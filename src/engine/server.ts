@@ -1,0 +1,209 @@
+/**
+ * One engine worker: a node:http server speaking SGLang's native endpoints over an EngineCore.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { EngineCore } from "./core.ts";
+import type { FaultInjector } from "./faults.ts";
+import { applyFault, handleGenerate } from "./generate-handler.ts";
+import { errorBody, HttpError, makeAuthCheck, readJson, sendEmpty, sendJson } from "./http-util.ts";
+import { BadRequest } from "./sampling.ts";
+import type { EngineOptions, FaultKind } from "./types.ts";
+
+export interface WorkerConfig {
+  host: string;
+  port: number;
+  token: string | undefined;
+  bodyLimit: number;
+  faults: FaultInjector | null;
+  /** Behind our own router: honour `x-envroll-fault` (the router drew the fault). */
+  trustFaultHeader: boolean;
+  stallMs: number;
+  incrementalStreaming: boolean;
+  modelName: string;
+  onRequest: EngineOptions["onRequest"];
+  /** Extra GET routes (the engine's stats endpoint), answered after auth. */
+  extraGet?: Record<string, () => unknown>;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts a node:http server on host:port and returns once it is listening. */
+export function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  host: string,
+  port: number,
+  onClose: () => void,
+): Promise<RunningServer> {
+  const server = createServer(
+    { keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 },
+    handler,
+  );
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      const addr = server.address() as AddressInfo;
+      const hostPart = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+      resolve({
+        server,
+        url: `http://${hostPart}:${addr.port}`,
+        port: addr.port,
+        close: () =>
+          new Promise<void>((done) => {
+            onClose();
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
+
+export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<RunningServer> {
+  const authorized = makeAuthCheck(cfg.token);
+  let closing = false;
+  let signalClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => {
+    signalClosed = resolve;
+  });
+  const genCtx = {
+    core,
+    incrementalStreaming: cfg.incrementalStreaming,
+    closing: closed,
+    stallMs: cfg.stallMs,
+  };
+
+  const modelInfo = () => ({
+    model_path: cfg.modelName,
+    tokenizer_path: "Qwen/Qwen3-0.6B",
+    is_generation: true,
+    preferred_sampling_params: null,
+    weight_version: core.weightVersion,
+    has_image_understanding: false,
+    has_audio_understanding: false,
+    model_type: "qwen3",
+    architectures: ["Qwen3ForCausalLM"],
+  });
+  const modelCard = () => ({
+    id: cfg.modelName,
+    object: "model",
+    created: 0,
+    owned_by: "sglang",
+    root: cfg.modelName,
+    parent: null,
+    max_model_len: core.opts.contextLength,
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?", 1)[0];
+    const method = req.method ?? "GET";
+    if (path === "/generate" && (method === "POST" || method === "PUT")) {
+      core.counters.requests++;
+      const body = await readJson(req, cfg.bodyLimit);
+      cfg.onRequest?.(body, req.headers);
+      const injected = cfg.trustFaultHeader
+        ? (req.headers["x-envroll-fault"] as FaultKind | undefined)
+        : undefined;
+      const fault = injected ?? cfg.faults?.draw() ?? null;
+      if (await applyFault(fault, req, res, genCtx)) return;
+      return handleGenerate(body, fault, res, genCtx);
+    }
+    if (method === "GET" && cfg.extraGet?.[path]) return sendJson(res, 200, cfg.extraGet[path]());
+    switch (`${method} ${path}`) {
+      case "POST /abort_request": {
+        const b = (await readJson(req, cfg.bodyLimit)) as { rid?: unknown; abort_all?: unknown };
+        core.abort(typeof b.rid === "string" ? b.rid : "", b.abort_all === true);
+        return sendEmpty(res, 200);
+      }
+      case "GET /health":
+      case "GET /health_generate":
+        return sendEmpty(res, closing ? 503 : 200);
+      case "GET /get_model_info":
+        return sendJson(res, 200, modelInfo());
+      case "GET /get_weight_version":
+        return sendJson(res, 200, { weight_version: core.weightVersion });
+      case "GET /get_server_info":
+        return sendJson(res, 200, {
+          ...modelInfo(),
+          context_length: core.opts.contextLength,
+          version: "envroll-engine",
+        });
+      case "GET /v1/models":
+        return sendJson(res, 200, { object: "list", data: [modelCard()] });
+      case "POST /update_weight_version": {
+        const b = (await readJson(req, cfg.bodyLimit)) as {
+          new_version?: unknown;
+          abort_all_requests?: unknown;
+        };
+        if (typeof b.new_version !== "string") throw new BadRequest("new_version must be a string");
+        // Aborting in-flight requests is the default (radixark/miles PR #2589).
+        const aborted =
+          b.abort_all_requests === false ? 0 : core.abort("", true, "Abort for weight version update");
+        core.weightVersion = b.new_version;
+        return sendJson(res, 200, {
+          success: true,
+          message: `Weight version updated to ${b.new_version}; aborted ${aborted} request(s).`,
+          new_version: b.new_version,
+        });
+      }
+      case "GET /flush_cache":
+      case "POST /flush_cache":
+        if (core.inflight.size > 0)
+          return sendJson(res, 400, errorBody("Cannot flush cache while requests are running."));
+        core.cache.clear();
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(
+          "Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n",
+        );
+        return;
+    }
+    if (method === "GET" && path.startsWith("/v1/models/")) {
+      const id = decodeURIComponent(path.slice("/v1/models/".length));
+      if (id === cfg.modelName) return sendJson(res, 200, modelCard());
+      return sendJson(res, 404, {
+        error: {
+          message: `The model '${id}' does not exist`,
+          type: "NotFoundError",
+          param: "model",
+          code: 404,
+        },
+      });
+    }
+    sendJson(res, 404, { detail: "Not Found" });
+  }
+
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (!authorized(req)) {
+      sendJson(res, 401, errorBody("Unauthorized"));
+      return;
+    }
+    route(req, res).catch((err) => answerError(err, res, core));
+  };
+  return listen(handler, cfg.host, cfg.port, () => {
+    closing = true;
+    signalClosed();
+  });
+}
+
+export function answerError(err: unknown, res: ServerResponse, core?: EngineCore): void {
+  if (res.headersSent) {
+    // Mid-stream: SGLang sends an error event then [DONE].
+    if (!res.writableEnded)
+      res.end(
+        `data: ${JSON.stringify(errorBody(String((err as Error)?.message ?? err)))}\n\ndata: [DONE]\n\n`,
+      );
+    return;
+  }
+  if (err instanceof BadRequest) {
+    if (core) core.counters.errors400++;
+    sendJson(res, 400, errorBody(err.message));
+  } else if (err instanceof HttpError) {
+    if (core && err.status === 400) core.counters.errors400++;
+    sendJson(res, err.status, err.body);
+  } else sendJson(res, 500, errorBody(`internal error: ${(err as Error)?.message ?? String(err)}`));
+}
