@@ -1,0 +1,13 @@
+export { ConfigError } from "../errors.ts";
+export { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
+export {
+  applyOverrides,
+  type ConfigOverrides,
+  type ConfigSource,
+  type LoadConfigOptions,
+  loadConfig,
+  overrideValue,
+  resolveConfig,
+  tasksetFields,
+} from "./load.ts";
+export * from "./schema.ts";

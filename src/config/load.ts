@@ -1,0 +1,172 @@
+/**
+ * `loadConfig`: TOML text or file + dotted CLI overrides → a validated EnvConfig.
+ *
+ * Precedence, highest first: CLI overrides, the TOML, the taskset's suggested defaults, the
+ * built-in defaults (in the schema). The taskset must be resolved before validation because its
+ * own `configSchema` decides which `[taskset]` keys exist.
+ */
+import { readFile } from "node:fs/promises";
+import { parse as parseToml, TomlError } from "smol-toml";
+import { ConfigError } from "../errors.ts";
+import { resolveTaskset } from "../loaders.ts";
+import type { Taskset } from "../task.ts";
+import { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
+import { configErrorFromIssues } from "./issues.ts";
+import { type EnvConfig, EnvConfigSchema } from "./schema.ts";
+
+export type ConfigSource = string | Record<string, unknown> | null | undefined;
+/** Dotted keys (`retries.rollout.max_retries`) to values; strings are read as TOML values when they parse. */
+export type ConfigOverrides = Record<string, unknown> | readonly (readonly [string, unknown])[];
+
+export interface LoadConfigOptions {
+  /** Use this taskset instead of resolving `taskset.id` (inline tasksets, tests). */
+  taskset?: Taskset<any, any>;
+}
+
+type Table = Record<string, unknown>;
+const isTable = (v: unknown): v is Table => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parseTomlText(text: string, where: string): Table {
+  try {
+    return parseToml(text) as Table;
+  } catch (e) {
+    if (e instanceof TomlError) {
+      const first = e.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+      throw new ConfigError(`${where}:${e.line}:${e.column}: TOML syntax error: ${first}`, {
+        line: e.line,
+        column: e.column,
+      });
+    }
+    throw new ConfigError(`${where}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function readSource(source: ConfigSource): Promise<Table> {
+  if (source == null) return {};
+  if (isTable(source)) return structuredClone(source);
+  const isText = source.includes("\n") || source.includes("=") || source.trim() === "";
+  if (isText) return parseTomlText(source, "config");
+  let text: string;
+  try {
+    text = await readFile(source, "utf8");
+  } catch (e) {
+    throw new ConfigError(
+      `cannot read config file ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+    );
+  }
+  return parseTomlText(text, source);
+}
+
+/** A CLI string becomes the TOML value it spells (`3`, `true`, `[1, 2]`), or stays a string. */
+export function overrideValue(v: unknown): unknown {
+  if (typeof v !== "string") return v;
+  try {
+    return (parseToml(`v = ${v}`) as Table)["v"];
+  } catch {
+    return v;
+  }
+}
+
+function setPath(target: Table, path: string[], value: unknown): void {
+  let t = target;
+  for (let i = 0; i < path.length - 1; i++) {
+    const k = path[i]!;
+    if (!isTable(t[k])) t[k] = {};
+    t = t[k] as Table;
+  }
+  t[path[path.length - 1]!] = value;
+}
+
+export function applyOverrides(target: Table, overrides: ConfigOverrides | undefined): Table {
+  if (!overrides) return target;
+  const entries = Array.isArray(overrides) ? overrides : Object.entries(overrides);
+  for (const [key, value] of entries) {
+    const path = canonicalPath(key.replace(/^--/, "").split("."));
+    if (path.some((p) => p === "")) throw new ConfigError(`${key}: malformed key`, { path: key });
+    setPath(target, path, overrideValue(value));
+  }
+  return target;
+}
+
+/** `over` wins; tables merge key by key, anything else is replaced whole. */
+function deepMerge(base: Table, over: Table): Table {
+  const out: Table = { ...base };
+  for (const [k, v] of Object.entries(over))
+    out[k] = isTable(v) && isTable(out[k]) ? deepMerge(out[k] as Table, v) : v;
+  return out;
+}
+
+export async function loadConfig(
+  source: ConfigSource,
+  overrides?: ConfigOverrides,
+  options: LoadConfigOptions = {},
+): Promise<EnvConfig> {
+  const raw = applyOverrides(normalizeAliases(await readSource(source)), overrides);
+  if (!isTable(raw["taskset"]) && options.taskset) raw["taskset"] = { id: options.taskset.id };
+  const ts = raw["taskset"];
+  if (ts !== undefined && !isTable(ts))
+    throw new ConfigError(`taskset: expected a table, got ${JSON.stringify(ts)}`, { path: "taskset" });
+  const id = ts?.["id"];
+  if (typeof id !== "string" || id === "")
+    throw new ConfigError(
+      `taskset.id: required: name a taskset${id === undefined ? "" : `, got ${JSON.stringify(id)}`}`,
+      {
+        path: "taskset.id",
+      },
+    );
+  const taskset = options.taskset ?? (await resolveTaskset(id));
+  return resolveConfig(raw, taskset);
+}
+
+/** Validates an alias-normalized raw config against the schema and the taskset's own keys. */
+export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig {
+  const defaults = normalizeAliases(structuredClone(taskset.defaults ?? {}));
+  const merged = deepMerge(defaults, raw);
+  const harness = merged["harness"];
+  // A command without an id can only mean the command harness.
+  if (
+    isTable(harness) &&
+    harness["command"] !== undefined &&
+    (raw["harness"] as Table | undefined)?.["id"] === undefined
+  )
+    harness["id"] = "command";
+  const client = merged["client"];
+  if (isTable(client) && client["type"] === undefined) client["type"] = "eval";
+
+  const parsed = EnvConfigSchema.safeParse(merged);
+  if (!parsed.success)
+    throw configErrorFromIssues(
+      parsed.error.issues,
+      merged,
+      EnvConfigSchema,
+      "",
+      Object.keys(TOP_LEVEL_ALIASES),
+    );
+  const config = parsed.data;
+
+  const { id, task, ...fields } = config.taskset;
+  const schema = taskset.configSchema as any;
+  let tasksetFields: Table = fields;
+  if (schema) {
+    // Taskset schemas are usually plain objects; make them strict so typos are caught here too.
+    const strict = typeof schema.strict === "function" ? schema.strict() : schema;
+    const res = strict.safeParse(fields);
+    if (!res.success) throw configErrorFromIssues(res.error.issues, fields, strict, "taskset");
+    tasksetFields = res.data;
+  } else if (Object.keys(fields).length > 0) {
+    throw new ConfigError(
+      Object.keys(fields)
+        .map((k) => `taskset.${k}: unknown key (taskset "${taskset.id}" has no options)`)
+        .join("\n"),
+      { path: `taskset.${Object.keys(fields)[0]}` },
+    );
+  }
+  config.taskset = { id, task, ...tasksetFields };
+  return config;
+}
+
+/** The taskset-specific fields of a resolved config (what `taskset.load` receives). */
+export function tasksetFields(config: EnvConfig): Table {
+  const { id: _id, task: _task, ...fields } = config.taskset;
+  return fields;
+}

@@ -1,0 +1,170 @@
+/**
+ * The EnvConfig / EvalConfig keys of Verifiers V1 (`v1/env.py`, `v1/configs/eval.py`) as zod
+ * schemas. Objects are strict so a misspelt key is an error instead of a silently ignored
+ * setting; `sampling` alone is open, because provider-specific sampling keys must pass through.
+ * Built-in defaults live here; taskset defaults and the TOML are merged over them by `load.ts`.
+ */
+import { z } from "zod";
+
+const wholeMsg = (min: number) => `expected a whole number ≥ ${min}`;
+export const whole = (min: number) => z.int({ error: wholeMsg(min) }).min(min, { error: wholeMsg(min) });
+const optionalWhole = (min: number) => whole(min).nullable().default(null);
+const seconds = z
+  .number({ error: "expected a number of seconds > 0 or null" })
+  .positive({ error: "expected a number of seconds > 0 or null" })
+  .nullable()
+  .default(null);
+const names = z.array(z.string({ error: "expected a string" }), { error: "expected an array of strings" });
+const headers = z.record(z.string(), z.string({ error: "expected a string" }), {
+  error: "expected a table of strings",
+});
+
+export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
+
+export const JudgeConfigSchema = z.record(z.string(), z.unknown());
+
+export const TaskConfigSchema = z.strictObject({
+  judges: z.array(JudgeConfigSchema).default([]),
+});
+
+/** `id` and `task`; the taskset's own fields are validated by its `configSchema`. */
+export const TasksetBaseSchema = z.looseObject({
+  id: z.string({ error: "required: name a taskset" }).min(1, { error: "required: name a taskset" }),
+  task: TaskConfigSchema.default({ judges: [] }),
+});
+
+export const SubprocessRuntimeSchema = z.strictObject({
+  type: z.literal("subprocess"),
+  output_limit_bytes: whole(1).optional(),
+});
+/**
+ * Other runtime types (sandbox, …) own their options, so only the subprocess runtime is checked
+ * strictly here; a refinement rather than a union keeps the error about the key, not the union.
+ */
+export const RuntimeSchema = z
+  .looseObject({ type: z.string().default("subprocess") })
+  .superRefine((r, ctx) => {
+    if (r.type !== "subprocess") return;
+    const res = SubprocessRuntimeSchema.safeParse(r);
+    if (!res.success) for (const issue of res.error.issues) ctx.addIssue({ ...(issue as any) });
+  });
+
+export const HarnessSchema = z
+  .strictObject({
+    id: z.string().min(1).default("default"),
+    runtime: RuntimeSchema.default({ type: "subprocess" }),
+    env: headers.default({}),
+    forward_env: names.default([]),
+    disabled_tools: names.nullable().default(null),
+    command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
+  })
+  .refine((h) => h.id !== "command" || h.command !== undefined, {
+    error: 'required when harness.id = "command"',
+    path: ["command"],
+  });
+
+export const TimeoutSchema = z.strictObject({
+  setup: seconds,
+  rollout: seconds,
+  finalize: seconds,
+  scoring: seconds,
+});
+
+export const RolloutRetrySchema = z.strictObject({
+  max_retries: whole(0).default(0),
+  include: names.default([]),
+  exclude: names.default([]),
+});
+
+export const RetriesSchema = z.strictObject({
+  rollout: RolloutRetrySchema.default({ max_retries: 0, include: [], exclude: [] }),
+});
+
+export const EvalClientSchema = z.strictObject({
+  type: z.literal("eval"),
+  base_url: z.string().default(DEFAULT_BASE_URL),
+  api_key_var: z.string().nullable().default("PRIME_API_KEY"),
+  headers: headers.default({}),
+  /** Per-request timeout; null waits forever (Verifiers' EvalClient has none). */
+  timeout: seconds,
+});
+
+/** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
+export const TrainClientSchema = z.strictObject({
+  type: z.literal("train"),
+  base_url: z.string().default("http://127.0.0.1:30000"),
+  api_key_var: z.string().nullable().default(null),
+  headers: headers.default({}),
+  renderer: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .nullable()
+    .default(null),
+  renderer_model_name: z.string().nullable().default(null),
+  pool_size: whole(1).default(1),
+  timeout: seconds,
+  max_retries: whole(0).optional(),
+  routing_key_header: z.string().optional(),
+  lora: z.string().nullable().optional(),
+  max_context_tokens: whole(1).nullable().optional(),
+});
+
+export const ClientSchema = z.discriminatedUnion("type", [EvalClientSchema, TrainClientSchema]);
+
+export const SamplingSchema = z.looseObject({
+  temperature: z.number().min(0).optional(),
+  top_p: z.number().gt(0).max(1).optional(),
+  top_k: z.int().optional(),
+  min_p: z.number().min(0).max(1).optional(),
+  max_tokens: whole(1).optional(),
+  seed: z.int().optional(),
+  stop: names.optional(),
+  reasoning_effort: z.string().optional(),
+});
+
+export const EnvConfigSchema = z.strictObject({
+  taskset: TasksetBaseSchema,
+  harness: HarnessSchema.default({
+    id: "default",
+    runtime: { type: "subprocess" },
+    env: {},
+    forward_env: [],
+    disabled_tools: null,
+  }),
+  timeout: TimeoutSchema.default({ setup: null, rollout: null, finalize: null, scoring: null }),
+  retries: RetriesSchema.default({ rollout: { max_retries: 0, include: [], exclude: [] } }),
+  max_turns: optionalWhole(1),
+  max_input_tokens: optionalWhole(1),
+  max_output_tokens: optionalWhole(1),
+  max_total_tokens: optionalWhole(1),
+  multiplex: whole(1).default(32),
+  model: z.string().default("deepseek/deepseek-v4-flash"),
+  client: ClientSchema.default({
+    type: "eval",
+    base_url: DEFAULT_BASE_URL,
+    api_key_var: "PRIME_API_KEY",
+    headers: {},
+    timeout: null,
+  }),
+  sampling: SamplingSchema.default({}),
+  num_tasks: optionalWhole(1),
+  num_rollouts: whole(1).default(1),
+  shuffle: z.boolean().default(false),
+  max_concurrent: whole(1).default(128),
+  verbose: z.boolean().default(false),
+  dry_run: z.boolean().default(false),
+  rich: z.boolean().default(true),
+  server: z.boolean().default(false),
+  push: z.boolean().default(false),
+  output_dir: z.string().nullable().default(null),
+  resume: z.string().nullable().default(null),
+});
+
+export type EnvConfig = z.output<typeof EnvConfigSchema>;
+export type HarnessConfig = EnvConfig["harness"];
+export type ClientConfig = EnvConfig["client"];
+export type EvalClientConfig = z.output<typeof EvalClientSchema>;
+export type TrainClientConfig = z.output<typeof TrainClientSchema>;
+export type RetryPolicy = z.output<typeof RolloutRetrySchema>;
+export type TimeoutConfig = EnvConfig["timeout"];
+/** Verifiers calls the same keys EvalConfig when run by the eval CLI. */
+export type EvalConfig = EnvConfig;
