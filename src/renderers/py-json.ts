@@ -1,0 +1,170 @@
+/**
+ * Python `json.dumps` / `json.loads` semantics where they differ from JavaScript's JSON.
+ *
+ * The Qwen3 template writes tools and dict arguments with Python's `json.dumps(x,
+ * ensure_ascii=False)`: `", "` and `": "` separators, non-ASCII kept literally, floats in
+ * Python `repr` form (`1.0`, `1e-05`, `1e+16`). A JavaScript number cannot say whether it was
+ * `1` or `1.0`, so `PyFloat` marks numbers that were floats in the source JSON
+ * (`parseJsonKeepingFloats` produces them) and the dumper prints them with the `.0`.
+ */
+
+/** A number that was a float literal in the source (so `1.0` stays `1.0`, not `1`). */
+export class PyFloat {
+  constructor(readonly value: number) {}
+  toJSON(): number {
+    return this.value;
+  }
+}
+
+/** Python `repr(float)`: shortest round-trip digits, exponent form outside [1e-4, 1e16). */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Number.POSITIVE_INFINITY) return "Infinity";
+  if (x === Number.NEGATIVE_INFINITY) return "-Infinity";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mant, expStr] = x.toExponential().split("e");
+  const exp = Number(expStr);
+  const neg = mant.startsWith("-");
+  const digits = mant.replace("-", "").replace(".", "");
+  const sign = neg ? "-" : "";
+  if (exp >= -4 && exp < 16) {
+    if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1);
+    return `${sign}${intPart}.${frac || "0"}`;
+  }
+  const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  const e = Math.abs(exp).toString().padStart(2, "0");
+  return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
+}
+
+function dumpString(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) out += '\\"';
+    else if (c === 0x5c) out += "\\\\";
+    else if (c >= 0x20) out += s[i];
+    else if (c === 0x0a) out += "\\n";
+    else if (c === 0x0d) out += "\\r";
+    else if (c === 0x09) out += "\\t";
+    else if (c === 0x08) out += "\\b";
+    else if (c === 0x0c) out += "\\f";
+    else out += `\\u${c.toString(16).padStart(4, "0")}`;
+  }
+  return `${out}"`;
+}
+
+function dumpNumber(n: number): string {
+  // Integral JS numbers are Python ints (the common case for JSON input); print every digit.
+  if (Number.isInteger(n)) return BigInt(n).toString();
+  return pyFloatRepr(n);
+}
+
+/** `json.dumps(value, ensure_ascii=False)` with Python's default separators. */
+export function pyJsonDumps(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  if (value === true) return "true";
+  if (value === false) return "false";
+  if (typeof value === "string") return dumpString(value);
+  if (typeof value === "number") return dumpNumber(value);
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof PyFloat) return pyFloatRepr(value.value);
+  if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(", ")}]`;
+  if (typeof value === "object") {
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === undefined || typeof v === "function") continue;
+      parts.push(`${dumpString(k)}: ${pyJsonDumps(v)}`);
+    }
+    return `{${parts.join(", ")}}`;
+  }
+  throw new TypeError(`Object of type ${typeof value} is not JSON serializable`);
+}
+
+/**
+ * JSON.parse that keeps float literals as `PyFloat` when they are integral (`1.0`, `2e3`), so a
+ * request read from JSON re-serializes exactly as Python would. Non-integral floats stay plain
+ * numbers (their repr round-trips anyway).
+ */
+export function parseJsonKeepingFloats(text: string): unknown {
+  if (!/[0-9][.eE]/.test(text)) return JSON.parse(text);
+  let pos = 0;
+  const ws = () => {
+    while (pos < text.length && " \t\n\r".includes(text[pos])) pos++;
+  };
+  const fail = (what: string): never => {
+    throw new SyntaxError(`${what} at position ${pos}`);
+  };
+  const value = (): unknown => {
+    ws();
+    const ch = text[pos];
+    if (ch === "{") {
+      pos++;
+      const obj: Record<string, unknown> = {};
+      ws();
+      if (text[pos] === "}") {
+        pos++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        if (text[pos] !== '"') fail("expected string key");
+        const key = str();
+        ws();
+        if (text[pos++] !== ":") fail("expected ':'");
+        obj[key] = value();
+        ws();
+        const sep = text[pos++];
+        if (sep === "}") return obj;
+        if (sep !== ",") fail("expected ',' or '}'");
+      }
+    }
+    if (ch === "[") {
+      pos++;
+      const arr: unknown[] = [];
+      ws();
+      if (text[pos] === "]") {
+        pos++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(value());
+        ws();
+        const sep = text[pos++];
+        if (sep === "]") return arr;
+        if (sep !== ",") fail("expected ',' or ']'");
+      }
+    }
+    if (ch === '"') return str();
+    const m = /^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(pos, pos + 400));
+    if (m && m[0].length > 0 && m[0] !== "-") {
+      pos += m[0].length;
+      const n = Number(m[0]);
+      return (m[1] || m[2]) && Number.isInteger(n) ? new PyFloat(n) : n;
+    }
+    for (const [lit, v] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
+      if (text.startsWith(lit, pos)) {
+        pos += lit.length;
+        return v;
+      }
+    }
+    return fail("unexpected token");
+  };
+  const str = (): string => {
+    const start = pos;
+    pos++;
+    while (pos < text.length && text[pos] !== '"') pos += text[pos] === "\\" ? 2 : 1;
+    if (pos >= text.length) fail("unterminated string");
+    pos++;
+    return JSON.parse(text.slice(start, pos));
+  };
+  const out = value();
+  ws();
+  if (pos !== text.length) fail("unexpected trailing data");
+  return out;
+}

@@ -1,0 +1,153 @@
+/**
+ * The hand-written Qwen3 renderer (Qwen/Qwen3-*): token-exact with the HF chat template, with
+ * per-token attribution, a token-level parser and the prompt bridge.
+ */
+import { loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
+import { SegmentList, tokenizeSegments } from "./attribution.ts";
+import { trimToTurnClose } from "./bridge.ts";
+import { contentText, messageRoles, messageToolNames } from "./messages.ts";
+import {
+  pushAssistant,
+  pushGenerationPrompt,
+  pushPlainTurn,
+  pushToolResponse,
+  pushToolsSystem,
+  QWEN3_IDS,
+} from "./qwen3-format.ts";
+import { parseQwen3Completion } from "./qwen3-parse.ts";
+import type {
+  ParsedResponse,
+  RenderedTokens,
+  Renderer,
+  RenderMessage,
+  RenderOptions,
+  RenderTool,
+} from "./renderer.ts";
+import { lastQueryIndex, preservePastThinking, splitReasoning } from "./thinking.ts";
+
+/** Mirrors the Python `Qwen3RendererConfig` (same defaults). */
+export interface Qwen3RendererConfig {
+  enableThinking?: boolean;
+  preserveAllThinking?: boolean;
+  preserveThinkingBetweenToolCalls?: boolean;
+}
+
+export class Qwen3Renderer implements Renderer {
+  readonly name = "qwen3";
+  readonly stopTokenIds: number[] = [QWEN3_IDS.imEnd, QWEN3_IDS.endOfText];
+  readonly tokenizer: Tokenizer;
+  readonly config: Required<Qwen3RendererConfig>;
+
+  constructor(config: Qwen3RendererConfig = {}, tokenizer: Tokenizer = loadTokenizer("qwen3")) {
+    this.tokenizer = tokenizer;
+    this.config = {
+      enableThinking: config.enableThinking ?? true,
+      preserveAllThinking: config.preserveAllThinking ?? false,
+      preserveThinkingBetweenToolCalls: config.preserveThinkingBetweenToolCalls ?? false,
+    };
+  }
+
+  render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
+    if (messages.length === 0) throw new Error("qwen3 render: no messages provided");
+    const enableThinking = options.enableThinking ?? this.config.enableThinking;
+    const contents = messages.map((m) => contentText(m.content));
+    const out = new SegmentList();
+    const firstIsSystem = messages[0].role === "system";
+    const tools = options.tools;
+    if (tools && tools.length > 0) pushToolsSystem(out, tools, firstIsSystem ? messages[0] : null);
+    else if (firstIsSystem) pushPlainTurn(out, "system", contents[0], 0);
+
+    const lastQi = lastQueryIndex(messages, contents);
+    for (let i = 0; i < messages.length; i++) {
+      const msg = messages[i];
+      switch (msg.role) {
+        case "system":
+          if (i > 0) pushPlainTurn(out, "system", contents[i], i);
+          break;
+        case "user":
+          pushPlainTurn(out, "user", contents[i], i);
+          break;
+        case "assistant": {
+          const { reasoning, content } = splitReasoning(msg, contents[i]);
+          const inWindow = i > lastQi && (i === messages.length - 1 || reasoning !== "");
+          const override = reasoning !== "" && preservePastThinking(messages, i, this.config);
+          pushAssistant(out, msg, i, reasoning, content, inWindow || override);
+          break;
+        }
+        case "tool":
+          pushToolResponse(
+            out,
+            contents[i],
+            i,
+            i > 0 && messages[i - 1].role === "tool",
+            i + 1 < messages.length && messages[i + 1].role === "tool",
+          );
+          break;
+        // Other roles are not part of the Qwen3 template: it emits nothing for them.
+      }
+    }
+    if (options.addGenerationPrompt) pushGenerationPrompt(out, enableThinking);
+    return {
+      ...tokenizeSegments(this.tokenizer, out.segments),
+      messageRoles: messageRoles(messages),
+      messageToolNames: messageToolNames(messages),
+    };
+  }
+
+  parse(completionIds: number[], _options?: { tools?: RenderTool[] | null }): ParsedResponse {
+    return parseQwen3Completion(this.tokenizer, completionIds, this.stopTokenIds);
+  }
+
+  /**
+   * Extends `prevPrompt + prevCompletion` (trimmed to the completion's last turn close, or with
+   * a synthesized `<|im_end|>` when it was truncated) by the new non-assistant messages and the
+   * generation prompt. Only the new part is tokenized, so the cost follows the new tokens.
+   */
+  bridge(
+    prevPromptIds: number[],
+    prevCompletionIds: number[],
+    newMessages: RenderMessage[],
+    options: { tools?: RenderTool[] | null; enableThinking?: boolean } = {},
+  ): RenderedTokens | null {
+    if (prevPromptIds.length === 0 || newMessages.length === 0) return null;
+    if (newMessages.some((m) => m.role === "assistant")) return null;
+    const prior = trimToTurnClose(
+      prevPromptIds,
+      prevCompletionIds,
+      [QWEN3_IDS.imEnd, QWEN3_IDS.endOfText],
+      QWEN3_IDS.imEnd,
+    );
+    const out = new SegmentList();
+    // The `\n` after the close: the template writes it, the engine stopped before it.
+    out.push("\n", -1, false, false);
+    for (let i = 0; i < newMessages.length; i++) {
+      const msg = newMessages[i];
+      const content = contentText(msg.content);
+      if (msg.role === "user" || msg.role === "system") pushPlainTurn(out, msg.role, content, i);
+      else if (msg.role === "tool") {
+        pushToolResponse(
+          out,
+          content,
+          i,
+          i > 0 && newMessages[i - 1].role === "tool",
+          i + 1 < newMessages.length && newMessages[i + 1].role === "tool",
+        );
+      } else return null;
+    }
+    pushGenerationPrompt(out, options.enableThinking ?? this.config.enableThinking);
+    const ext = tokenizeSegments(this.tokenizer, out.segments);
+    const n = prior.length;
+    return {
+      tokenIds: prior.concat(ext.tokenIds),
+      messageIndices: new Array<number>(n).fill(-1).concat(ext.messageIndices),
+      sampledMask: new Array<boolean>(n + ext.tokenIds.length).fill(false),
+      isContent: new Array<boolean>(n).fill(false).concat(ext.isContent),
+      messageRoles: messageRoles(newMessages),
+      messageToolNames: messageToolNames(newMessages),
+    };
+  }
+
+  decode(ids: number[]): string {
+    return this.tokenizer.decode(ids);
+  }
+}
