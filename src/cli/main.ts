@@ -3,6 +3,7 @@
  * file and registers itself here; the library never imports from src/cli.
  */
 import { Command } from "commander";
+import { registerExportCommand } from "./export.ts";
 
 const program = new Command();
 program
@@ -12,6 +13,7 @@ program
   .showHelpAfterError();
 
 // Command registrations (one line per command file).
+registerExportCommand(program);
 
 try {
   await program.parseAsync(process.argv);

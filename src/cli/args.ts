@@ -1,0 +1,69 @@
+/**
+ * Shared CLI parsing helpers: dotted config overrides (`--sampling.temperature 0.7`,
+ * `--harness.id=null`, `--max_turns 3`) and small option converters.
+ *
+ * Commander is told to let unknown options through; they arrive in `command.args` mixed with
+ * the positionals, and `splitArgs` separates them. Any `--KEY[.PATH] [VALUE]` that commander did
+ * not recognise is an override of the config key of that name, so every config key works on the
+ * command line without being declared one by one.
+ */
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface SplitArgs {
+  positionals: string[];
+  /**
+   * Dotted key → raw value, in command-line order (later wins). Values stay strings (a bare
+   * switch is `true`): the config loader reads each as the TOML value it spells, so the command
+   * line and the TOML file agree on what `3`, `true` or `[1, 2]` mean.
+   */
+  overrides: Record<string, string | boolean>;
+}
+
+/** Separates positionals from `--key.path value` overrides in commander's leftover args. */
+export function splitArgs(args: readonly string[]): SplitArgs {
+  const positionals: string[] = [];
+  const overrides: Record<string, string | boolean> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith("--") || a === "--") {
+      positionals.push(a);
+      continue;
+    }
+    const body = a.slice(2);
+    const eq = body.indexOf("=");
+    let key: string;
+    let value: string | boolean;
+    if (eq >= 0) {
+      key = body.slice(0, eq);
+      value = body.slice(eq + 1);
+    } else if (body.startsWith("no-")) {
+      key = body.slice(3);
+      value = false;
+    } else {
+      key = body;
+      const next = args[i + 1];
+      // A flag followed by another option (or nothing) is a boolean switch.
+      if (next === undefined || (next.startsWith("--") && next.length > 2)) value = true;
+      else {
+        value = next;
+        i++;
+      }
+    }
+    if (!/^[A-Za-z_][\w-]*(\.[\w-]+)*$/.test(key)) throw new UsageError(`malformed option --${key}`);
+    overrides[key.replace(/-/g, "_")] = value;
+  }
+  return { positionals, overrides };
+}
+
+/** Commander converter for positive integers. */
+export function positiveInt(name: string): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1)
+      throw new UsageError(`${name} must be a positive integer, got "${raw}"`);
+    return n;
+  };
+}
