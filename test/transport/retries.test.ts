@@ -1,0 +1,131 @@
+/**
+ * Retries happen only for transient failures (connection, 408, 429, 5xx), with counts that
+ * match exactly; other 4xx and malformed bodies fail at once with typed errors.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import {
+  ProviderConnectionError,
+  ProviderHttpError,
+  ProviderTimeoutError,
+  RequestCancelledError,
+  ResponseShapeError,
+  SglangTransport,
+} from "../../src/transport/index.ts";
+import { type Step, startScripted } from "./scripted-server.ts";
+
+const FAST = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5 };
+const REQ = { inputIds: [1, 2, 3], sessionId: "s" };
+
+async function run(steps: Step[], retry = FAST, extra: Record<string, unknown> = {}) {
+  const server = await startScripted(steps);
+  const t = new SglangTransport({ baseUrl: server.url, retry, ...extra });
+  try {
+    const result = await t.generate(REQ).then(
+      (r) => ({ ok: r }),
+      (err: Error) => ({ err }),
+    );
+    return { ...result, stats: t.stats, requests: server.bodies.length };
+  } finally {
+    await t.close();
+    await server.close();
+  }
+}
+
+for (const status of [408, 429, 500, 502, 503, 504]) {
+  test(`${status} is retried, then succeeds`, async () => {
+    const r = await run([{ status }, { status }]);
+    assert.ok(r.ok, "succeeded after retries");
+    assert.equal(r.ok.attempts, 3);
+    assert.equal(r.requests, 3);
+    assert.equal(r.stats.retries, 2);
+    const reason = status >= 500 ? "status_5xx" : `status_${status}`;
+    assert.deepEqual(r.stats.retriesByReason, { [reason]: 2 });
+  });
+}
+
+for (const status of [400, 401, 403, 404, 409, 413, 422]) {
+  test(`${status} is never retried`, async () => {
+    const r = await run([{ status, body: { error: { message: "bad sampling value" } } }]);
+    assert.ok(r.err instanceof ProviderHttpError);
+    assert.equal(r.err.name, "ProviderHttpError");
+    assert.equal((r.err as ProviderHttpError).statusCode, status);
+    assert.match(r.err.message, /bad sampling value/);
+    assert.equal(r.requests, 1);
+    assert.equal(r.stats.retries, 0);
+    assert.deepEqual(r.stats.failuresByName, { ProviderHttpError: 1 });
+  });
+}
+
+test("a connection reset is retried as a connection error", async () => {
+  const r = await run([{ reset: true }]);
+  assert.ok(r.ok);
+  assert.equal(r.requests, 2);
+  assert.deepEqual(r.stats.retriesByReason, { connection: 1 });
+});
+
+test("retries stop at maxAttempts and surface the last typed error", async () => {
+  const r = await run([{ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }]);
+  assert.ok(r.err instanceof ProviderHttpError);
+  assert.equal((r.err as ProviderHttpError).statusCode, 503);
+  assert.equal(r.requests, 4);
+  assert.equal(r.stats.retries, 3);
+});
+
+test("connection refused: retried, then ProviderConnectionError", async () => {
+  const server = await startScripted([]);
+  const url = server.url;
+  await server.close();
+  const t = new SglangTransport({ baseUrl: url, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+  await assert.rejects(t.generate(REQ), (e: unknown) => {
+    assert.ok(e instanceof ProviderConnectionError);
+    assert.equal((e as Error).name, "ProviderConnectionError");
+    return true;
+  });
+  assert.equal(t.stats.retries, 2);
+  assert.deepEqual(t.stats.retriesByReason, { connection: 2 });
+  await t.close();
+});
+
+test("a stalled server hits the explicit timeout; not retried unless asked", async () => {
+  const r = await run([{ stallMs: 2_000 }], FAST, { timeoutMs: 100 });
+  assert.ok(r.err instanceof ProviderTimeoutError);
+  assert.equal(r.err.name, "ProviderTimeoutError");
+  assert.equal(r.stats.retries, 0);
+  const again = await run([{ stallMs: 2_000 }], { ...FAST, onTimeout: true }, { timeoutMs: 100 });
+  assert.ok(again.ok);
+  assert.deepEqual(again.stats.retriesByReason, { timeout: 1 });
+});
+
+test("a generation longer than undici's default body timeout is not cut (timeouts are explicit)", async () => {
+  // The scripted server answers after 1.2 s; with timeoutMs 5 s the transport must wait for it.
+  const r = await run([{ stallMs: 1_200 }], FAST, { timeoutMs: 5_000 });
+  assert.ok(r.ok);
+  assert.equal(r.stats.retries, 0);
+});
+
+test("logprobs that disagree with completion_tokens are a ResponseShapeError, not retried", async () => {
+  const r = await run([{ ok: true, ids: [5, 6, 7], completionTokens: 4 }]);
+  assert.ok(r.err instanceof ResponseShapeError);
+  assert.equal(r.err.name, "ResponseShapeError");
+  assert.match(r.err.message, /3 entries but completion_tokens is 4/);
+  assert.equal(r.requests, 1);
+});
+
+test("Retry-After on 429 is honoured (capped by maxDelayMs)", async () => {
+  const started = performance.now();
+  const r = await run([{ status: 429, headers: { "retry-after": "0.3" } }], { ...FAST, maxDelayMs: 1_000 });
+  assert.ok(r.ok);
+  assert.ok(performance.now() - started >= 290, "waited for Retry-After");
+});
+
+test("the caller's AbortSignal cancels the request with RequestCancelledError", async () => {
+  const server = await startScripted([{ stallMs: 2_000 }]);
+  const t = new SglangTransport({ baseUrl: server.url, retry: FAST });
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 50);
+  await assert.rejects(t.generate({ ...REQ, signal: ac.signal }), RequestCancelledError);
+  assert.equal(t.stats.retries, 0);
+  await t.close();
+  await server.close();
+});
