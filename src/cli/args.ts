@@ -7,6 +7,8 @@
  * not recognise is an override of the config key of that name, so every config key works on the
  * command line without being declared one by one.
  */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -66,4 +68,36 @@ export function positiveInt(name: string): (raw: string) => number {
       throw new UsageError(`${name} must be a positive integer, got "${raw}"`);
     return n;
   };
+}
+
+export type Target = { kind: "config"; path: string } | { kind: "taskset"; id: string };
+
+/**
+ * What `eval`/`validate` were pointed at: a TOML config, a taskset package directory (its
+ * entry module, so `envroll validate ./demo` works), a module path, or a built-in/hub id.
+ * Local paths become absolute so the saved `config.toml` re-runs from any directory.
+ */
+export function resolveTarget(target: string): Target {
+  if (target.endsWith(".toml")) return { kind: "config", path: target };
+  const looksLocal = target.startsWith(".") || isAbsolute(target) || /\.(m?[jt]s)$/.test(target);
+  if (!looksLocal) return { kind: "taskset", id: target };
+  const abs = resolve(target);
+  if (existsSync(abs) && statSync(abs).isDirectory()) return { kind: "taskset", id: packageEntry(abs) };
+  return { kind: "taskset", id: abs };
+}
+
+/** The entry module of a taskset package: package.json `exports["."]`/`main`, else index.{ts,js,mjs}. */
+export function packageEntry(dir: string): string {
+  const pkgPath = join(dir, "package.json");
+  if (existsSync(pkgPath)) {
+    const pkg = JSON.parse(readFileSync(pkgPath, "utf8"));
+    const exp = pkg.exports;
+    const entry =
+      typeof exp === "string" ? exp : (exp?.["."]?.import ?? exp?.["."]?.default ?? exp?.["."] ?? pkg.main);
+    if (typeof entry === "string" && existsSync(join(dir, entry))) return join(dir, entry);
+  }
+  for (const name of ["index.ts", "index.mts", "index.js", "index.mjs"]) {
+    if (existsSync(join(dir, name))) return join(dir, name);
+  }
+  throw new UsageError(`${dir} is a directory without an entry module (package.json "main" or index.ts)`);
 }
