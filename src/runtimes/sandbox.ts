@@ -1,0 +1,147 @@
+/**
+ * The sandboxed runtime: model-written programs run under bubblewrap with every namespace
+ * unshared (no network), a read-only view of /usr, a private workdir, rlimits (CPU, address
+ * space, file size, open files, processes), an unprivileged uid, a wall clock that kills the
+ * whole tree, and capped output. Details of the isolation are in sandbox/command.ts.
+ *
+ * Where bubblewrap cannot run, `start()` refuses with a SandboxError naming the reason — unless
+ * the spec opts into `allow_unsandboxed = true`, which keeps the rlimits and uid drop but
+ * isolates nothing else (a warning says so once per process).
+ */
+import { rm } from "node:fs/promises";
+import { SandboxError } from "../errors.ts";
+import type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
+import { bwrapCommand, unsandboxedCommand } from "./sandbox/command.ts";
+import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
+import { killGroup, spawnProgram } from "./sandbox/spawn.ts";
+import { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
+import { createWorkdir, lexicalPath, readInside, writeInside } from "./sandbox/workdir.ts";
+
+export { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
+
+export interface SandboxContext {
+  /** Host variables passed through by name (`harness.forward_env`). */
+  forwardEnv?: readonly string[];
+}
+
+let warnedUnsandboxed = false;
+
+export class SandboxRuntime implements Runtime {
+  readonly kind = "sandbox";
+  readonly spec: SandboxSpec;
+  private dir: string | null = null;
+  private probe: Extract<ProbeResult, { ok: true }> | null = null;
+  private unsandboxed = false;
+  private readonly live = new Set<number>();
+  private readonly forwardEnv: readonly string[];
+
+  constructor(spec: Partial<SandboxSpec> | RuntimeSpec = {}, ctx: SandboxContext = {}) {
+    const parsed = SandboxSpecSchema.safeParse(spec);
+    if (!parsed.success)
+      throw new SandboxError(
+        `invalid sandbox runtime spec: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+      );
+    this.spec = parsed.data;
+    this.forwardEnv = ctx.forwardEnv ?? [];
+  }
+
+  /** True when programs run without bubblewrap (explicit opt-in and bubblewrap unusable). */
+  get isUnsandboxed(): boolean {
+    return this.unsandboxed;
+  }
+
+  get workdir(): string {
+    if (this.dir === null) throw new SandboxError("sandbox runtime used before start()");
+    return this.dir;
+  }
+
+  async start(): Promise<void> {
+    if (this.dir !== null) return;
+    const probe = await probeSandbox({ bwrap: this.spec.bwrap, mode: this.spec.mode });
+    if (probe.ok) {
+      this.probe = probe;
+    } else if (this.spec.allow_unsandboxed) {
+      if (!which("prlimit") || (process.getuid?.() === 0 && !which("setpriv")))
+        throw new SandboxError(`cannot run even unsandboxed: ${probe.reason}`);
+      this.unsandboxed = true;
+      if (!warnedUnsandboxed) {
+        warnedUnsandboxed = true;
+        process.emitWarning(
+          `sandbox runtime: ${probe.reason}; running programs UNSANDBOXED (rlimits only) because allow_unsandboxed = true`,
+          "SandboxWarning",
+        );
+      }
+    } else {
+      throw new SandboxError(
+        `sandbox runtime unavailable: ${probe.reason}. Install bubblewrap, or set allow_unsandboxed = true to run programs as plain subprocesses with rlimits only (no isolation).`,
+      );
+    }
+    this.dir = await createWorkdir(this.spec);
+  }
+
+  async stop(): Promise<void> {
+    for (const pid of this.live) killGroup(pid);
+    this.live.clear();
+    const dir = this.dir;
+    this.dir = null;
+    if (dir !== null) await rm(dir, { recursive: true, force: true });
+  }
+
+  writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    return writeInside(this.workdir, path, data, this.spec);
+  }
+
+  readFile(path: string): Promise<Uint8Array> {
+    return readInside(this.workdir, path);
+  }
+
+  private environment(extra: Record<string, string> | undefined): Record<string, string> {
+    const env: Record<string, string> = {
+      PATH: "/usr/local/bin:/usr/bin:/bin",
+      HOME: this.workdir,
+      // Inside bubblewrap /tmp is private; unsandboxed, the host /tmp is shared, so use the workdir.
+      TMPDIR: this.unsandboxed ? this.workdir : "/tmp",
+      LANG: "C.UTF-8",
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+    for (const k of this.forwardEnv) {
+      const v = process.env[k];
+      if (v !== undefined) env[k] = v;
+    }
+    return { ...env, ...extra };
+  }
+
+  async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
+    if (argv.length === 0) throw new SandboxError("empty argv");
+    const workdir = this.workdir;
+    const cwd = options.cwd ? lexicalPath(workdir, options.cwd) : workdir;
+    const spec = this.spec;
+    let command: string[];
+    if (this.unsandboxed) {
+      command = unsandboxedCommand(
+        { prlimit: which("prlimit")!, setpriv: which("setpriv") ?? "" },
+        spec,
+        argv,
+      );
+    } else {
+      const { mode, tools } = this.probe!;
+      command = bwrapCommand({ mode, tools, spec, workdir, cwd, argv });
+    }
+    return spawnProgram(command, {
+      // bubblewrap chdirs inside; the host-side cwd only matters for the unsandboxed fallback.
+      cwd: this.unsandboxed ? cwd : workdir,
+      env: this.environment(options.env),
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs ?? spec.timeout_s * 1000,
+      signal: options.signal,
+      outputLimitBytes: spec.output_limit_bytes,
+      killOnOutputLimit: spec.kill_on_output_limit,
+      track: (pid, alive) => (alive ? this.live.add(pid) : this.live.delete(pid)),
+    });
+  }
+}
+
+/** Registry factory (`harness.runtime = { type = "sandbox", … }`); see src/runtimes/index.ts. */
+export function createSandboxRuntime(spec: RuntimeSpec, ctx: SandboxContext = {}): Runtime {
+  return new SandboxRuntime(spec, ctx);
+}

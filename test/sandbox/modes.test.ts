@@ -1,0 +1,109 @@
+/** Sandbox modes, the refusal without bubblewrap, the explicit unsandboxed opt-in, and the registry. */
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { test } from "node:test";
+import { SandboxError } from "../../src/errors.ts";
+import { createRuntime } from "../../src/runtimes/index.ts";
+import { probeSandbox } from "../../src/runtimes/sandbox/probe.ts";
+import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
+import { processesWith, runPython } from "./helpers.ts";
+
+const isRoot = process.getuid?.() === 0;
+
+test("without bubblewrap the sandbox refuses to start, naming the fix", async () => {
+  const rt = new SandboxRuntime({ type: "sandbox", bwrap: "/nonexistent/bwrap" });
+  await assert.rejects(
+    () => rt.start(),
+    (e: unknown) =>
+      e instanceof SandboxError && /bubblewrap not found.*allow_unsandboxed = true/s.test(e.message),
+  );
+});
+
+test("allow_unsandboxed falls back to a plain subprocess with rlimits, and warns", async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  process.on("warning", onWarning);
+  try {
+    const tag = randomBytes(4).toString("hex");
+    const r = await runPython(
+      `import os, resource\nprint(os.getuid(), resource.getrlimit(resource.RLIMIT_NPROC)[0])\nopen('/tmp/unsandboxed-${tag}', 'w').write('x')`,
+      { bwrap: "/nonexistent/bwrap", allow_unsandboxed: true, processes: 50 },
+    );
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `${isRoot ? 65534 : process.getuid?.()} 50`);
+    // No filesystem isolation here: the write lands on the host. That is what the opt-in means.
+    assert.equal(existsSync(`/tmp/unsandboxed-${tag}`), true);
+    rmSync(`/tmp/unsandboxed-${tag}`, { force: true });
+    await new Promise((res) => setImmediate(res));
+    assert.ok(
+      warnings.some((w) => /SandboxWarning: .*UNSANDBOXED/.test(w)),
+      warnings.join("\n"),
+    );
+  } finally {
+    process.off("warning", onWarning);
+  }
+});
+
+test("unsandboxed fallback still kills an orphan left in its process group", async () => {
+  const marker = `32.${randomBytes(3).readUIntBE(0, 3)}`;
+  const r = await runPython(
+    `import subprocess\nsubprocess.Popen(['sleep', '${marker}'])\nprint('parent done')`,
+    { bwrap: "/nonexistent/bwrap", allow_unsandboxed: true },
+  );
+  assert.equal(r.stdout.trim(), "parent done");
+  await new Promise((res) => setTimeout(res, 200));
+  assert.deepEqual(processesWith(`sleep ${marker}`), []);
+});
+
+test("invalid spec keys are refused with the key named", () => {
+  assert.throws(() => new SandboxRuntime({ type: "sandbox", memory_mb: -1 }), /memory_mb/);
+  assert.throws(
+    () => new SandboxRuntime({ type: "sandbox", memroy_mb: 5 } as never),
+    /memroy_mb|Unrecognized/,
+  );
+});
+
+test("the runtime registry builds a sandbox from { type: 'sandbox' }", async () => {
+  const rt = await createRuntime({ type: "sandbox", timeout_s: 3 });
+  assert.equal(rt.kind, "sandbox");
+  await rt.start();
+  try {
+    const r = await rt.run(["python3", "-c", "print(6*7)"]);
+    assert.equal(r.stdout, "42\n");
+  } finally {
+    await rt.stop();
+  }
+});
+
+test(
+  "rootns mode (no user namespace; setpriv inside) contains the same attacks",
+  { skip: !isRoot },
+  async (t) => {
+    const probe = await probeSandbox({ bwrap: null, mode: "rootns" });
+    if (!probe.ok) {
+      t.skip(`rootns unavailable here: ${probe.reason}`);
+      return;
+    }
+    const spec = { mode: "rootns" as const, processes: 32 };
+    const base = await runPython(
+      "import os, socket\nprint(os.getuid())\ntry:\n  socket.create_connection(('1.1.1.1', 80), timeout=1); print('NET')\nexcept OSError: print('nonet')",
+      spec,
+    );
+    assert.equal(base.stdout, "65534\nnonet\n", base.stderr);
+    const secret = await runPython(
+      "try: print(open('/root/.bashrc').read())\nexcept OSError: print('denied')",
+      spec,
+    );
+    assert.equal(secret.stdout, "denied\n");
+    const tag = randomBytes(4).toString("hex");
+    const bomb = await runPython(
+      `import os, time\n# rootns-bomb-${tag}\nwhile True:\n  try: os.fork()\n  except OSError: time.sleep(0.01)`,
+      spec,
+      1500,
+    );
+    assert.equal(bomb.timedOut, true);
+    await new Promise((res) => setTimeout(res, 200));
+    assert.deepEqual(processesWith(`rootns-bomb-${tag}`), []);
+  },
+);
