@@ -14,15 +14,21 @@ export interface Segment {
   messageIndex: number;
   sampled: boolean;
   content: boolean;
+  /** Tokenize this segment's text apart from what precedes it (no BPE merge across). */
+  breakBefore?: boolean;
 }
 
 /** Collects segments, merging neighbours with identical attribution (fewer boundaries to walk). */
 export class SegmentList {
   readonly segments: Segment[] = [];
 
-  push(text: string, messageIndex: number, sampled: boolean, content: boolean): void {
+  push(text: string, messageIndex: number, sampled: boolean, content: boolean, breakBefore = false): void {
     if (text.length === 0) return;
     const last = this.segments[this.segments.length - 1];
+    if (breakBefore) {
+      this.segments.push({ text, messageIndex, sampled, content, breakBefore });
+      return;
+    }
     if (
       last !== undefined &&
       last.messageIndex === messageIndex &&
@@ -41,10 +47,24 @@ export type TokenAttribution = Pick<
   "tokenIds" | "messageIndices" | "sampledMask" | "isContent"
 >;
 
-/** Encodes the joined segments once and attributes each token by its start offset. */
+/**
+ * Encodes the joined segments once (once per `breakBefore` group) and attributes each token by
+ * its start offset.
+ */
 export function tokenizeSegments(tokenizer: Tokenizer, segments: readonly Segment[]): TokenAttribution {
   const out: TokenAttribution = { tokenIds: [], messageIndices: [], sampledMask: [], isContent: [] };
-  if (segments.length === 0) return out;
+  let from = 0;
+  for (let i = 1; i <= segments.length; i++) {
+    if (i === segments.length || segments[i].breakBefore) {
+      tokenizeGroup(tokenizer, segments.slice(from, i), out);
+      from = i;
+    }
+  }
+  return out;
+}
+
+function tokenizeGroup(tokenizer: Tokenizer, segments: readonly Segment[], out: TokenAttribution): void {
+  if (segments.length === 0) return;
   const text = segments.length === 1 ? segments[0].text : segments.map((s) => s.text).join("");
   const enc = tokenizer.encodeWithOffsets(text);
   let seg = 0;
@@ -62,5 +82,4 @@ export function tokenizeSegments(tokenizer: Tokenizer, segments: readonly Segmen
     out.sampledMask.push(s.sampled);
     out.isContent.push(s.content);
   }
-  return out;
 }

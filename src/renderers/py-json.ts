@@ -83,12 +83,12 @@ export function pyJsonDumps(value: unknown): string {
 }
 
 /**
- * JSON.parse that keeps float literals as `PyFloat` when they are integral (`1.0`, `2e3`), so a
- * request read from JSON re-serializes exactly as Python would. Non-integral floats stay plain
- * numbers (their repr round-trips anyway).
+ * JSON.parse that keeps float literals as `PyFloat` when they are integral (`1.0`, `2e3`) and
+ * integers beyond 2^53 as `bigint`, so a request read from JSON re-serializes exactly as Python
+ * would. Non-integral floats stay plain numbers (their repr round-trips anyway).
  */
 export function parseJsonKeepingFloats(text: string): unknown {
-  if (!/[0-9][.eE]/.test(text)) return JSON.parse(text);
+  if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return JSON.parse(text);
   let pos = 0;
   const ws = () => {
     while (pos < text.length && " \t\n\r".includes(text[pos])) pos++;
@@ -141,7 +141,9 @@ export function parseJsonKeepingFloats(text: string): unknown {
     if (m && m[0].length > 0 && m[0] !== "-") {
       pos += m[0].length;
       const n = Number(m[0]);
-      return (m[1] || m[2]) && Number.isInteger(n) ? new PyFloat(n) : n;
+      if (m[1] || m[2]) return Number.isInteger(n) ? new PyFloat(n) : n;
+      // Python ints are exact at any size; keep big ones exact too.
+      return Number.isSafeInteger(n) ? n : BigInt(m[0]);
     }
     for (const [lit, v] of [
       ["true", true],

@@ -74,7 +74,9 @@ export function pushToolResponse(
 /**
  * An assistant turn. The `<|im_start|>assistant\n` opener and the `\n` after `<|im_end|>` are
  * scaffold; everything between (think block, content, tool calls) and `<|im_end|>` itself is
- * what the model samples, and counts as body.
+ * what the model samples, and counts as body. HF tokenizes opener and body in one pass;
+ * `separateOpener` reproduces the Python renderer, which encodes them apart (they differ only
+ * when the body starts with a newline).
  */
 export function pushAssistant(
   out: SegmentList,
@@ -83,6 +85,7 @@ export function pushAssistant(
   reasoning: string,
   content: string,
   withThink: boolean,
+  separateOpener = false,
 ): void {
   let body = withThink
     ? `<think>\n${pyStrip(reasoning, "\n")}\n</think>\n\n${pyLstrip(content, "\n")}`
@@ -94,8 +97,32 @@ export function pushAssistant(
     body += `<tool_call>\n{"name": "${name}", "arguments": ${argumentsText}}\n</tool_call>`;
   });
   out.push("<|im_start|>assistant\n", idx, false, false);
-  out.push(body + "<|im_end|>", idx, true, true);
+  out.push(body + "<|im_end|>", idx, true, true, separateOpener);
   out.push("\n", idx, false, false);
+}
+
+/**
+ * Inputs on which HF's Qwen3 template raises (a user/system/assistant content that is not a
+ * string — `null`, missing or parts — or a tool call without `arguments`). There the Python
+ * renderer is the only reference, so the caller renders exactly as it does.
+ */
+export function hfTemplateRaises(messages: readonly RenderMessage[]): boolean {
+  for (const m of messages) {
+    if (m.role === "tool") continue;
+    if (m.role !== "user" && m.role !== "system" && m.role !== "assistant") continue;
+    if (typeof m.content !== "string") return true;
+    if (m.role === "assistant" && Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls) {
+        const tc = (call ?? {}) as Record<string, unknown>;
+        const fn = (tc.function && typeof tc.function === "object" ? tc.function : tc) as Record<
+          string,
+          unknown
+        >;
+        if (!("arguments" in fn)) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /** The generation prompt; with thinking disabled it pre-fills an empty think block. */

@@ -7,6 +7,7 @@ import { SegmentList, tokenizeSegments } from "./attribution.ts";
 import { trimToTurnClose } from "./bridge.ts";
 import { contentText, messageRoles, messageToolNames } from "./messages.ts";
 import {
+  hfTemplateRaises,
   pushAssistant,
   pushGenerationPrompt,
   pushPlainTurn,
@@ -37,6 +38,12 @@ export class Qwen3Renderer implements Renderer {
   readonly stopTokenIds: number[] = [QWEN3_IDS.imEnd, QWEN3_IDS.endOfText];
   readonly tokenizer: Tokenizer;
   readonly config: Required<Qwen3RendererConfig>;
+  /**
+   * The renderer-only flags have no HF equivalent, so their reference is the Python renderer's
+   * own output — including its two known deviations from HF (single `</think>` split; assistant
+   * opener encoded apart from the body). Without them envroll is exact to HF.
+   */
+  private readonly pythonReference: boolean;
 
   constructor(config: Qwen3RendererConfig = {}, tokenizer: Tokenizer = loadTokenizer("qwen3")) {
     this.tokenizer = tokenizer;
@@ -45,12 +52,15 @@ export class Qwen3Renderer implements Renderer {
       preserveAllThinking: config.preserveAllThinking ?? false,
       preserveThinkingBetweenToolCalls: config.preserveThinkingBetweenToolCalls ?? false,
     };
+    this.pythonReference = this.config.preserveAllThinking || this.config.preserveThinkingBetweenToolCalls;
   }
 
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
     if (messages.length === 0) throw new Error("qwen3 render: no messages provided");
     const enableThinking = options.enableThinking ?? this.config.enableThinking;
-    const contents = messages.map((m) => contentText(m.content));
+    // Where HF raises, the Python renderer is the reference (see `pythonReference`).
+    const pythonMode = this.pythonReference || hfTemplateRaises(messages);
+    const contents = messages.map((m) => toolContentText(m) ?? contentText(m.content));
     const out = new SegmentList();
     const firstIsSystem = messages[0].role === "system";
     const tools = options.tools;
@@ -68,10 +78,10 @@ export class Qwen3Renderer implements Renderer {
           pushPlainTurn(out, "user", contents[i], i);
           break;
         case "assistant": {
-          const { reasoning, content } = splitReasoning(msg, contents[i]);
+          const { reasoning, content } = splitReasoning(msg, contents[i], pythonMode);
           const inWindow = i > lastQi && (i === messages.length - 1 || reasoning !== "");
           const override = reasoning !== "" && preservePastThinking(messages, i, this.config);
-          pushAssistant(out, msg, i, reasoning, content, inWindow || override);
+          pushAssistant(out, msg, i, reasoning, content, inWindow || override, pythonMode);
           break;
         }
         case "tool":
@@ -150,4 +160,9 @@ export class Qwen3Renderer implements Renderer {
   decode(ids: number[]): string {
     return this.tokenizer.decode(ids);
   }
+}
+
+/** HF prints a tool message's `null` content as Python's `None` (the template does not raise there). */
+function toolContentText(m: RenderMessage): string | null {
+  return m.role === "tool" && m.content === null ? "None" : null;
 }

@@ -23,12 +23,22 @@ export function lastQueryIndex(messages: readonly RenderMessage[], contents: rea
  * Reasoning and visible content of an assistant message, as the HF template computes them: an
  * explicit `reasoning_content` string wins; otherwise content containing `</think>` is split —
  * reasoning is the text before the FIRST `</think>` (after any `<think>`), content the text after
- * the LAST one. (The Python renderer splits once; envroll follows HF, the trained format.)
+ * the LAST one. (The Python renderer splits once — `splitOnce` — which envroll only mimics when
+ * a renderer-only config flag asks for the Python renderer's output.)
  */
-export function splitReasoning(msg: RenderMessage, content: string): { reasoning: string; content: string } {
+export function splitReasoning(
+  msg: RenderMessage,
+  content: string,
+  splitOnce = false,
+): { reasoning: string; content: string } {
   if (typeof msg.reasoning_content === "string") return { reasoning: msg.reasoning_content, content };
   if (!content.includes("</think>")) return { reasoning: "", content };
   const parts = content.split("</think>");
+  if (splitOnce) {
+    // The Python renderer's variant: content is everything after the first `</think>`.
+    const at = content.indexOf("</think>");
+    parts.splice(0, parts.length, content.slice(0, at), content.slice(at + "</think>".length));
+  }
   const before = pyRstrip(parts[0], "\n").split("<think>");
   return {
     reasoning: pyLstrip(before[before.length - 1], "\n"),

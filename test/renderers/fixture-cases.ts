@@ -46,5 +46,5 @@ export function expectedRenderIds(c: Case): number[] {
 
 /** Plain JSON view (PyFloat → number) for deep comparisons against fixture records. */
 export function plain<T>(x: T): T {
-  return JSON.parse(JSON.stringify(x));
+  return JSON.parse(JSON.stringify(x, (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
 }
