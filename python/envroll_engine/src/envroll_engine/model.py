@@ -139,6 +139,9 @@ def load(
 def save(model: torch.nn.Module, tokenizer, out_dir: str | Path) -> None:
     """save_pretrained weights + tokenizer so the folder works for --model and for
     /update_weights_from_disk."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # keep stderr readable in CI logs
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))

@@ -175,6 +175,10 @@ def verify_reload(engine: str, model, s: Checked, temperature: float) -> float:
     meta = http_json(f"{engine.rstrip('/')}/generate", body)["meta_info"]
     remote = torch.tensor([x[0] for x in meta["input_token_logprobs"]], dtype=torch.float64)
     local = token_logprobs(model, s.tokens, start, temperature=temperature).double()
+    before = torch.tensor(s.rollout_log_probs, dtype=torch.float64)
+    m = torch.tensor(s.loss_mask, dtype=torch.bool)
+    if m.any():  # how far one step moved the policy on this sample (diagnostic only)
+        print(f"policy_shift_max_abs={float((remote - before).abs()[m].max()):.3e}", file=sys.stderr)
     return float((remote - local).abs().max())
 
 
@@ -214,7 +218,9 @@ def run(args) -> tuple[dict, list[str]]:
                          eps_clip=args.eps_clip, eps_clip_high=args.eps_clip_high)
     stats["loss"] = float(loss.detach())
     if not math.isfinite(stats["loss"]):
-        return stats, errors + ["loss is not finite"]
+        errors.append("loss is not finite")
+    if errors:  # never push weights trained on samples that failed the checks
+        return stats, errors + ["skipped the optimizer step and the engine update"]
     opt.zero_grad()
     loss.backward()
     opt.step()

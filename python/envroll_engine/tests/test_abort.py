@@ -1,0 +1,84 @@
+"""/abort_request: partial results with finish abort, prefix matching, queued requests,
+and /health staying responsive while a generation runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+LONG = {"max_new_tokens": 4000, "ignore_eos": True, "sampling_seed": 1}
+
+
+def start_long(engine, rid: str) -> tuple[threading.Thread, dict]:
+    box: dict = {}
+
+    def run():
+        box["out"] = engine.generate({"input_ids": [1, 2, 3], "rid": rid, "return_logprob": True,
+                                      "sampling_params": LONG}, )
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, box
+
+
+def wait_for_tokens(engine, at_least: int, baseline: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if engine.get("/get_server_info")[1]["tokens_generated"] >= baseline + at_least:
+            return
+        time.sleep(0.05)
+    raise AssertionError("generation did not progress")
+
+
+def tokens_so_far(engine) -> int:
+    return engine.get("/get_server_info")[1]["tokens_generated"]
+
+
+def assert_aborted_partial(out: dict) -> None:
+    meta = out["meta_info"]
+    assert meta["finish_reason"]["type"] == "abort"
+    assert 0 < len(out["output_ids"]) < LONG["max_new_tokens"]
+    assert len(meta["output_token_logprobs"]) == len(out["output_ids"]) == meta["completion_tokens"]
+
+
+def test_abort_by_rid_prefix_returns_partial_tokens(engine):
+    base = tokens_so_far(engine)
+    t, box = start_long(engine, "abortme-123")
+    wait_for_tokens(engine, 5, base)
+    t0 = time.monotonic()
+    assert engine.get("/health")[0] == 200
+    assert time.monotonic() - t0 < 2.0  # health is not stuck behind the generation
+    assert engine.post("/abort_request", {"rid": "abortme-"}) == (200, None)
+    t.join(30)
+    assert not t.is_alive()
+    assert_aborted_partial(box["out"])
+
+
+def test_abort_all_and_queued_request(engine):
+    base = tokens_so_far(engine)
+    t1, box1 = start_long(engine, "running-1")
+    wait_for_tokens(engine, 3, base)
+    t2, box2 = start_long(engine, "queued-2")  # waits behind running-1 on the worker thread
+    time.sleep(0.3)
+    engine.post("/abort_request", {"rid": "queued-2"})
+    t2.join(10)
+    assert not t2.is_alive(), "a queued request must be answered at once when aborted"
+    assert box2["out"]["meta_info"]["finish_reason"]["type"] == "abort"
+    assert box2["out"]["output_ids"] == []
+    assert t1.is_alive()
+    engine.post("/abort_request", {"abort_all": True})
+    t1.join(30)
+    assert_aborted_partial(box1["out"])
+
+
+def test_empty_rid_without_abort_all_is_ignored(engine):
+    out = {}
+    base = tokens_so_far(engine)
+    t, out = start_long(engine, "survivor")
+    wait_for_tokens(engine, 2, base)
+    assert engine.post("/abort_request", {"rid": ""})[0] == 200
+    time.sleep(0.3)
+    assert t.is_alive()
+    engine.post("/abort_request", {"rid": "survivor"})
+    t.join(30)
+    assert out["out"]["meta_info"]["finish_reason"]["type"] == "abort"
