@@ -120,7 +120,9 @@ export async function loadConfig(
 
 /** Validates an alias-normalized raw config against the schema and the taskset's own keys. */
 export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig {
-  const defaults = normalizeAliases(structuredClone(taskset.defaults ?? {}));
+  // A taskset's preferred runtime (e.g. a sandbox for model-written code) is a default like any other.
+  const suggested: Table = taskset.runtime ? { harness: { runtime: taskset.runtime } } : {};
+  const defaults = deepMerge(suggested, normalizeAliases(structuredClone(taskset.defaults ?? {})));
   const merged = deepMerge(defaults, raw);
   const harness = merged["harness"];
   // A command without an id can only mean the command harness.

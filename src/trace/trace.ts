@@ -39,6 +39,8 @@ export class Trace implements TraceView {
   errors: TraceError[] = [];
   stopCondition: string | null = null;
   attempts = 0;
+  /** Set by the rollout when this attempt ran through scoring without an error. */
+  completed = false;
   readonly timing: { start: number; end: number | null; [stage: string]: unknown } = {
     start: Date.now() / 1000,
     end: null,
@@ -72,6 +74,7 @@ export class Trace implements TraceView {
       });
     }
     t.stop("agent_completed");
+    t.completed = true;
     return t;
   }
 
@@ -162,7 +165,7 @@ export class Trace implements TraceView {
       info: this.info,
       errors: this.errors,
       stop_condition: this.stopCondition,
-      is_completed: this.stopCondition !== null && this.errors.length === 0,
+      is_completed: this.completed,
       is_truncated: this.isTruncated,
       num_turns: this.turns,
       last_reply: this.lastReply,

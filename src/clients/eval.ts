@@ -1,0 +1,176 @@
+/**
+ * EvalClient: any OpenAI-compatible `/chat/completions` endpoint, at the text level (`tokens` is
+ * null). Config sampling has already been merged over the program's own values by the session;
+ * provider failures are mapped onto the transport's ProviderError classes with their status, so
+ * the interception server can relay them and retries can match them by name.
+ */
+import { Agent, errors as undiciErrors } from "undici";
+import type { EvalClientConfig } from "../config/schema.ts";
+import {
+  OverlongPromptError,
+  ProviderConnectionError,
+  ProviderError,
+  ProviderHttpError,
+  ProviderTimeoutError,
+  RequestCancelledError,
+} from "../errors.ts";
+import { messagesFromWire, messageToWire, toolToWire } from "../interception/wire.ts";
+import type { FinishReason } from "../types.ts";
+import type { Client, ModelRequest, ModelResponse } from "./client.ts";
+
+export interface EvalClientOptions {
+  /** Base URL including `/v1` (or the provider's equivalent); `/chat/completions` is appended. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string | null;
+  headers?: Record<string, string>;
+  /** Per-request timeout in ms; undefined waits as long as the provider takes. */
+  timeoutMs?: number;
+  /** Connections per origin. */
+  connections?: number;
+}
+
+/** Provider phrasings of "the prompt does not fit the context window". */
+const OVERLONG =
+  /context[ _-]?length|maximum context|context window|too many tokens|prompt is too long|input is too long/i;
+const FINISH: ReadonlySet<string> = new Set(["stop", "length", "tool_calls", "abort"]);
+
+export class EvalClient implements Client {
+  readonly kind = "eval" as const;
+  private readonly origin: string;
+  private readonly path: string;
+  private readonly headers: Record<string, string>;
+  private readonly dispatcher: Agent;
+  private readonly inflight = new Map<string, Set<AbortController>>();
+
+  constructor(private readonly options: EvalClientOptions) {
+    const url = new URL(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`);
+    this.origin = url.origin;
+    this.path = url.pathname;
+    this.headers = { "content-type": "application/json", ...options.headers };
+    if (options.apiKey) this.headers["authorization"] = `Bearer ${options.apiKey}`;
+    const t = options.timeoutMs ?? 0; // 0 disables undici's own timers
+    this.dispatcher = new Agent({
+      connections: options.connections ?? 256,
+      headersTimeout: t,
+      bodyTimeout: t,
+    });
+  }
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const body: Record<string, unknown> = {
+      ...request.sampling,
+      model: this.options.model,
+      messages: request.messages.map(messageToWire),
+    };
+    if (request.tools.length > 0) body["tools"] = request.tools.map(toolToWire);
+    const ac = new AbortController();
+    const onAbort = () => ac.abort();
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+    if (request.signal?.aborted) ac.abort();
+    const set = this.inflight.get(request.sessionId) ?? new Set();
+    set.add(ac);
+    this.inflight.set(request.sessionId, set);
+    try {
+      const res = await this.dispatcher.request({
+        origin: this.origin,
+        path: this.path,
+        method: "POST",
+        headers: { ...this.headers, "x-session-id": request.sessionId },
+        body: JSON.stringify(body),
+        signal: ac.signal,
+      });
+      const text = await res.body.text();
+      if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(res.statusCode, text);
+      return parseCompletion(text, this.options.model);
+    } catch (e) {
+      throw mapError(e, ac.signal.aborted);
+    } finally {
+      request.signal?.removeEventListener("abort", onAbort);
+      set.delete(ac);
+      if (set.size === 0) this.inflight.delete(request.sessionId);
+    }
+  }
+
+  async abort(sessionId?: string): Promise<void> {
+    const sets =
+      sessionId === undefined ? [...this.inflight.values()] : [this.inflight.get(sessionId) ?? new Set()];
+    for (const s of sets) for (const ac of s) ac.abort();
+  }
+
+  async close(): Promise<void> {
+    await this.abort();
+    await this.dispatcher.close();
+  }
+}
+
+function httpError(status: number, text: string): ProviderError {
+  let message = text.slice(0, 2000);
+  try {
+    const j = JSON.parse(text);
+    message = j?.error?.message ?? j?.message ?? message;
+  } catch {}
+  if (status === 400 && OVERLONG.test(message)) return new OverlongPromptError(message, 0, 0);
+  return new ProviderHttpError(`provider returned ${status}: ${message}`, {
+    statusCode: status,
+    body: text.slice(0, 2000),
+  });
+}
+
+function mapError(e: unknown, aborted: boolean): unknown {
+  if (e instanceof ProviderError) return e;
+  if (aborted) return new RequestCancelledError("request aborted", { cause: e });
+  const code = (e as { code?: string })?.code ?? "";
+  if (
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    e instanceof undiciErrors.ConnectTimeoutError
+  )
+    return new ProviderTimeoutError(`provider timed out: ${(e as Error).message}`, { cause: e });
+  if (/^(ECONN|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CLOSED)/.test(code))
+    return new ProviderConnectionError(`cannot reach provider: ${(e as Error).message}`, { cause: e });
+  return new ProviderError(`provider request failed: ${e instanceof Error ? e.message : String(e)}`, {
+    cause: e,
+  });
+}
+
+function parseCompletion(text: string, model: string): ModelResponse {
+  let j: any;
+  try {
+    j = JSON.parse(text);
+  } catch {
+    throw new ProviderError(`provider returned invalid JSON: ${text.slice(0, 200)}`, { statusCode: 502 });
+  }
+  const choice = j?.choices?.[0];
+  if (!choice?.message)
+    throw new ProviderError("provider response has no choices[0].message", { statusCode: 502 });
+  const [message] = messagesFromWire([{ ...choice.message, role: "assistant" }]);
+  const fr = choice.finish_reason;
+  return {
+    id: typeof j.id === "string" ? j.id : "chatcmpl",
+    model: typeof j.model === "string" ? j.model : model,
+    message: message as ModelResponse["message"],
+    finishReason: (typeof fr === "string" && FINISH.has(fr)
+      ? fr
+      : fr == null
+        ? null
+        : "stop") as FinishReason,
+    usage: {
+      promptTokens: j.usage?.prompt_tokens ?? 0,
+      completionTokens: j.usage?.completion_tokens ?? 0,
+      cachedTokens: j.usage?.prompt_tokens_details?.cached_tokens,
+    },
+    tokens: null,
+  };
+}
+
+/** An EvalClient from the `[client]` config (the key is read from `api_key_var` in the environment). */
+export function createEvalClient(config: EvalClientConfig, model: string): EvalClient {
+  return new EvalClient({
+    baseUrl: config.base_url,
+    model,
+    apiKey: config.api_key_var ? (process.env[config.api_key_var] ?? null) : null,
+    headers: config.headers,
+    timeoutMs: config.timeout == null ? undefined : config.timeout * 1000,
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * The harness contract: the agent program of a rollout. Built-in loops talk to the interception
+ * session in-process; the command harness runs any external program against the HTTP endpoint.
+ * A harness returns normally when the program finished (or was refused by a stop condition) and
+ * throws a typed error when it failed; the rollout decides the stop condition.
+ */
+import type { HarnessConfig } from "../config/schema.ts";
+import type { InterceptionServer } from "../interception/server.ts";
+import type { RolloutSession } from "../interception/session.ts";
+import type { Runtime } from "../runtimes/runtime.ts";
+import type { ToolDefinition } from "../task.ts";
+import type { Message, TaskData } from "../types.ts";
+
+export interface HarnessContext<D extends TaskData = TaskData> {
+  task: D;
+  session: RolloutSession<D>;
+  runtime: Runtime;
+  config: HarnessConfig;
+  /** The opening messages: the system prompt as a system message, then the task prompt. */
+  prompt: Message[];
+  /** The task's tools after `harness.disabled_tools`. */
+  tools: readonly ToolDefinition<D>[];
+  signal: AbortSignal;
+  /** The rollout's time budget, for programs that must be killed when it runs out. */
+  timeoutMs: number | null;
+  /** The shared interception server, started on first use. */
+  interception(): Promise<InterceptionServer>;
+}
+
+export interface Harness {
+  readonly id: string;
+  /** Whether it offers the task's tools to the model (pairing is checked before running). */
+  readonly supportsTools: boolean;
+  readonly supportsUserSim: boolean;
+  run<D extends TaskData>(ctx: HarnessContext<D>): Promise<void>;
+}

@@ -1,0 +1,194 @@
+/**
+ * One rollout's interception session: the logic behind `/v1/chat/completions`, callable
+ * in-process by the built-in harness loops (no HTTP hop, which would double per-turn cost) and
+ * over HTTP by external programs. Per model call it checks limits, then the task's stop
+ * conditions, records the turn in the trace, and drives the user simulator.
+ */
+import type { Client, ModelResponse, Sampling } from "../clients/client.ts";
+import {
+  asTyped,
+  boundary,
+  InterceptionError,
+  OverlongPromptError,
+  RequestCancelledError,
+  UserError,
+} from "../errors.ts";
+import { type RolloutLimits, reachedLimit } from "../limits.ts";
+import type { Runtime } from "../runtimes/runtime.ts";
+import { firedStop } from "../scoring.ts";
+import type { HandlerContext, TaskHandlers, ToolDefinition, UserSimulator } from "../task.ts";
+import { messageHash } from "../trace/hash.ts";
+import type { Trace } from "../trace/trace.ts";
+import { contentText, type Message, type TaskData, type Tool } from "../types.ts";
+import { runToolCall } from "./tools.ts";
+
+export interface SessionOptions<D extends TaskData = TaskData> {
+  task: D;
+  handlers: TaskHandlers<D>;
+  trace: Trace;
+  client: Client;
+  model: string;
+  /** Config sampling: authoritative over whatever the program sends. */
+  sampling: Sampling;
+  limits: RolloutLimits;
+  runtime: Runtime | null;
+  /** Tools the task offers (after `disabled_tools`). */
+  tools: readonly ToolDefinition<D>[];
+  user: UserSimulator | null;
+  signal: AbortSignal;
+}
+
+export type CompletionResult =
+  | { kind: "completion"; response: ModelResponse }
+  /** A limit or stop condition fired before this request produced any completion. */
+  | { kind: "stopped"; reason: string };
+
+export class RolloutSession<D extends TaskData = TaskData> {
+  /** The last failure of a model call; the rollout re-raises it after the harness exits. */
+  error: unknown = null;
+  readonly trace: Trace;
+  private readonly o: SessionOptions<D>;
+  private opening: Message[] | null = null;
+  /** What the program has seen vs. what the model saw (they differ by injected user turns). */
+  private programView: string[] | null = null;
+  private modelView: Message[] | null = null;
+
+  constructor(options: SessionOptions<D>) {
+    this.o = options;
+    this.trace = options.trace;
+  }
+
+  get model(): string {
+    return this.o.model;
+  }
+  get client(): Client {
+    return this.o.client;
+  }
+  get toolDefinitions(): readonly ToolDefinition<D>[] {
+    return this.o.tools;
+  }
+  get hasUser(): boolean {
+    return this.o.user !== null;
+  }
+
+  private context(): HandlerContext<D> {
+    return { task: this.o.task, trace: this.trace, runtime: this.o.runtime, signal: this.o.signal };
+  }
+
+  /** Executes a task tool by name; failures become the returned text. */
+  executeTool(name: string, args: string | Record<string, unknown>): Promise<string> {
+    return runToolCall(this.o.tools, name, args, this.context());
+  }
+
+  /** Limits first, then the task's stop conditions; an earlier stop (or error) also refuses. */
+  async refused(): Promise<string | null> {
+    if (this.trace.stopCondition !== null) return this.trace.stopCondition;
+    const { inputTokens, outputTokens } = this.trace.usage;
+    const limit = reachedLimit(this.o.limits, { numTurns: this.trace.numTurns, inputTokens, outputTokens });
+    if (limit) return limit;
+    return firedStop(this.o.handlers.stops, this.context());
+  }
+
+  /**
+   * The conversation the model should see for this request: the program's messages, with the
+   * user simulator's opening and injected turns restored when the program's history omits them.
+   */
+  private async modelMessages(program: readonly Message[]): Promise<Message[]> {
+    if (!this.o.user) return [...program];
+    const view = this.programView;
+    if (
+      view &&
+      this.modelView &&
+      view.length <= program.length &&
+      view.every((h, i) => h === messageHash(program[i]!))
+    )
+      return [...this.modelView, ...program.slice(view.length)];
+    const prompt = this.o.task.prompt;
+    if (prompt != null && (typeof prompt === "string" ? prompt !== "" : prompt.length > 0))
+      return [...program];
+    this.opening ??= await boundary(UserError, "user simulator (opening)", () => this.o.user!.respond(""));
+    const lead = program.findIndex((m) => m.role !== "system");
+    const cut = lead < 0 ? program.length : lead;
+    return [...program.slice(0, cut), ...this.opening, ...program.slice(cut)];
+  }
+
+  /**
+   * One model call on behalf of the program. Any failure is also kept on `error`, because over
+   * HTTP the program only sees a status code and may exit for its own reasons afterwards.
+   */
+  async complete(
+    program: readonly Message[],
+    tools: readonly Tool[],
+    programSampling: Sampling = {},
+  ): Promise<CompletionResult> {
+    try {
+      return await this.turn(program, tools, programSampling);
+    } catch (e) {
+      this.error = asTyped(InterceptionError, "interception", e);
+      throw this.error;
+    }
+  }
+
+  private async turn(
+    program: readonly Message[],
+    tools: readonly Tool[],
+    programSampling: Sampling,
+  ): Promise<CompletionResult> {
+    if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted");
+    let messages = await this.modelMessages(program);
+    const sampling: Sampling = { ...programSampling, ...this.o.sampling };
+    let last: ModelResponse | null = null;
+    for (;;) {
+      const reason = await this.refused();
+      if (reason !== null) {
+        this.trace.stop(reason);
+        // Mid-simulation the program gets the last completion; otherwise a refusal.
+        return last ? this.answered(program, messages, last) : { kind: "stopped", reason };
+      }
+      const plan = this.trace.graph.prepareTurn(messages);
+      let response: ModelResponse;
+      try {
+        response = await this.o.client.getResponse({
+          messages,
+          tools: [...tools],
+          sampling,
+          sessionId: this.trace.id,
+          turn: this.trace.numTurns,
+          previous: plan.previous,
+          signal: this.o.signal,
+        });
+      } catch (e) {
+        if (e instanceof OverlongPromptError) {
+          // A prompt that no longer fits is a clean truncation, not a failure.
+          this.trace.stop("context_length");
+          return last
+            ? this.answered(program, messages, last)
+            : { kind: "stopped", reason: "context_length" };
+        }
+        throw asTyped(InterceptionError, "model call", e);
+      }
+      this.trace.recordTurn(plan, response);
+      if ((response.message.tool_calls?.length ?? 0) > 0 || !this.o.user)
+        return this.answered(program, messages, response);
+      const reply = await boundary(UserError, "user simulator", () =>
+        this.o.user!.respond(contentText(response.message.content)),
+      );
+      messages = [...messages, response.message, ...reply];
+      last = response;
+      if (reply.length === 0) return this.answered(program, messages, response);
+    }
+  }
+
+  private answered(
+    program: readonly Message[],
+    messages: Message[],
+    response: ModelResponse,
+  ): CompletionResult {
+    if (this.o.user) {
+      this.programView = [...program, response.message].map(messageHash);
+      // After simulator turns `messages` already holds the reply (and what followed); keep it all.
+      this.modelView = messages.includes(response.message) ? messages : [...messages, response.message];
+    }
+    return { kind: "completion", response };
+  }
+}

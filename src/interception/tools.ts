@@ -1,0 +1,40 @@
+/**
+ * Executing a task tool for the model. Every failure — malformed JSON, arguments that are not an
+ * object, an unknown tool, a schema mismatch, a throwing tool — becomes the text of the tool
+ * message, because a model's bad call is part of the episode it should learn from, not a crash.
+ */
+import type { HandlerContext, ToolDefinition } from "../task.ts";
+import type { TaskData } from "../types.ts";
+
+export async function runToolCall<D extends TaskData>(
+  tools: readonly ToolDefinition<D>[],
+  name: string,
+  rawArguments: string | Record<string, unknown>,
+  ctx: HandlerContext<D>,
+): Promise<string> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool)
+    return `Error: unknown tool "${name}" (available: ${tools.map((t) => t.name).join(", ") || "none"})`;
+  let args: unknown = rawArguments;
+  if (typeof rawArguments === "string") {
+    try {
+      args = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
+    } catch (e) {
+      return `Error: tool arguments are not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    return "Error: tool arguments must be a JSON object";
+  if (tool.argsSchema) {
+    const parsed = tool.argsSchema.safeParse(args);
+    if (!parsed.success)
+      return `Error: invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"} ${i.message}`).join("; ")}`;
+    args = parsed.data;
+  }
+  try {
+    const out = await tool.execute(args, ctx);
+    return typeof out === "string" ? out : JSON.stringify(out);
+  } catch (e) {
+    return `Error: ${e instanceof Error ? e.message : String(e)}`;
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * One rollout (Verifiers `Rollout.run`): runtime.start → task setup → harness (through the
+ * interception session) → finalize → score → runtime.stop. Every failure becomes a typed error on
+ * the trace — a failed rollout is data, not a crash. A harness that runs out of time is not an
+ * error either: it stops as `harness_timeout` and is still finalized and scored.
+ */
+import type { Client, Sampling } from "./clients/client.ts";
+import type { HarnessConfig, TimeoutConfig } from "./config/schema.ts";
+import { boundary, RequestCancelledError, SandboxError, TaskError, UserError } from "./errors.ts";
+import type { Harness } from "./harnesses/harness.ts";
+import { taskPrompt } from "./harnesses/prompt.ts";
+import type { InterceptionServer } from "./interception/server.ts";
+import { RolloutSession } from "./interception/session.ts";
+import type { RolloutLimits } from "./limits.ts";
+import type { RuntimeFactory } from "./runtimes/index.ts";
+import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
+import { scoreTrace } from "./scoring.ts";
+import type { HandlerContext, Taskset, ToolDefinition } from "./task.ts";
+import { Trace } from "./trace/trace.ts";
+import type { TaskData } from "./types.ts";
+
+export interface RolloutSpec<D extends TaskData = TaskData> {
+  taskset: Taskset<D, any>;
+  task: D;
+  taskIndex: number;
+  rolloutIndex: number;
+  harness: Harness;
+  harnessConfig: HarnessConfig;
+  runtime: { spec: RuntimeSpec; factory: RuntimeFactory };
+  client: Client;
+  model: string;
+  sampling: Sampling;
+  limits: RolloutLimits;
+  timeouts: TimeoutConfig;
+  interception(): Promise<InterceptionServer>;
+  signal?: AbortSignal;
+}
+
+const now = () => Date.now() / 1000;
+const seconds = (s: number | null | undefined) => (s == null ? null : s * 1000);
+
+/** Runs `fn` under a deadline; on expiry the stage fails as `TaskError` (the work is abandoned). */
+async function staged<T>(trace: Trace, stage: string, ms: number | null, fn: () => Promise<T>): Promise<T> {
+  const start = now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (ms === null) return await fn();
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TaskError(`${stage} timed out after ${ms / 1000}s`)), ms);
+    });
+    return await Promise.race([fn(), deadline]);
+  } finally {
+    clearTimeout(timer);
+    trace.markStage(stage, start, now());
+  }
+}
+
+function taskTools<D extends TaskData>(spec: RolloutSpec<D>): ToolDefinition<D>[] {
+  const t = spec.taskset.tools;
+  const all = typeof t === "function" ? t(spec.task) : (t ?? []);
+  const disabled = spec.harnessConfig.disabled_tools;
+  return disabled ? all.filter((d) => !disabled.includes(d.name)) : all;
+}
+
+export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Promise<Trace> {
+  const { taskset, task, timeouts } = spec;
+  const trace = new Trace(task, spec.taskIndex, spec.rolloutIndex, taskset.id);
+  let runtime: Runtime | null = null;
+  try {
+    if (spec.signal?.aborted) throw new RequestCancelledError("rollout aborted before it started");
+    const ctx = (): HandlerContext<D> => ({ task, trace, runtime, signal: spec.signal });
+    await staged(trace, "setup", seconds(timeouts.setup ?? task.timeout?.setup), async () => {
+      runtime = await boundary(SandboxError, "runtime start", async () => {
+        const r = spec.runtime.factory(spec.runtime.spec, { forwardEnv: spec.harnessConfig.forward_env });
+        await r.start();
+        return r;
+      });
+      await boundary(TaskError, "task setup", () => taskset.setup?.(ctx()));
+    });
+    const user = taskset.user
+      ? await boundary(UserError, "user simulator", () => taskset.user!(ctx()))
+      : null;
+    await runHarness(spec, trace, runtime!, user);
+    trace.stop("agent_completed");
+    await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
+      boundary(TaskError, "task finalize", () => taskset.finalize?.(ctx())),
+    );
+    await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), () =>
+      scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }),
+    );
+    trace.completed = true;
+  } catch (e) {
+    trace.captureError(e);
+  } finally {
+    if (runtime !== null) {
+      try {
+        await (runtime as Runtime).stop();
+      } catch (e) {
+        trace.captureError(new SandboxError(`runtime stop: ${e instanceof Error ? e.message : String(e)}`));
+      }
+    }
+    trace.timing.end = now();
+  }
+  return trace;
+}
+
+/**
+ * The generation stage. The deadline aborts in-flight model calls and kills the program's process
+ * group through the signal, and the race makes sure a harness that ignores the signal cannot
+ * hold the rollout past its budget.
+ */
+async function runHarness<D extends TaskData>(
+  spec: RolloutSpec<D>,
+  trace: Trace,
+  runtime: Runtime,
+  user: ReturnType<NonNullable<Taskset<D>["user"]>> | null,
+): Promise<void> {
+  const limitMs = seconds(spec.timeouts.rollout ?? spec.task.timeout?.harness);
+  const abort = new AbortController();
+  const onOuterAbort = () => abort.abort(spec.signal?.reason);
+  spec.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const tools = taskTools(spec);
+  const session = new RolloutSession<D>({
+    task: spec.task,
+    handlers: spec.taskset,
+    trace,
+    client: spec.client,
+    model: spec.model,
+    sampling: spec.sampling,
+    limits: spec.limits,
+    runtime,
+    tools,
+    user,
+    signal: abort.signal,
+  });
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const start = now();
+  try {
+    const run = spec.harness.run({
+      task: spec.task,
+      session,
+      runtime,
+      config: spec.harnessConfig,
+      prompt: taskPrompt(spec.task),
+      tools,
+      signal: abort.signal,
+      timeoutMs: limitMs,
+      interception: spec.interception,
+    });
+    if (limitMs === null) await run;
+    else {
+      run.catch(() => {}); // settled by the race below; a late rejection must not go unhandled
+      const expired = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          abort.abort(new Error("harness timeout"));
+          resolve();
+        }, limitMs);
+      });
+      await Promise.race([run, expired]);
+    }
+  } catch (e) {
+    if (!timedOut) throw e;
+  } finally {
+    clearTimeout(timer);
+    spec.signal?.removeEventListener("abort", onOuterAbort);
+    trace.markStage("generation", start, now());
+  }
+  if (timedOut) {
+    trace.stop("harness_timeout");
+    return;
+  }
+  // Over HTTP the program only saw a status; the real cause of its failure is re-raised here.
+  if (session.error) throw session.error;
+}
