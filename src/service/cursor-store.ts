@@ -45,6 +45,11 @@ export class CursorStore {
     return cursor;
   }
 
+  /** False once a later request has opened another step (a release would come too late). */
+  isCurrent(cursor: TaskCursor): boolean {
+    return this.current === cursor;
+  }
+
   async save(cursor: TaskCursor): Promise<string | null> {
     if (!this.dir) return null;
     await mkdir(this.dir, { recursive: true });

@@ -115,6 +115,19 @@ export class TaskCursor {
     this.state.completed_total++;
   }
 
+  /**
+   * Undoes `complete` for a group the client received but never used (it stopped reading once it
+   * had enough): the task was not trained on, so it must run again rather than be skipped.
+   */
+  release(task: number): boolean {
+    const i = this.state.completed.lastIndexOf(task);
+    if (i < 0) return false;
+    this.state.completed.splice(i, 1);
+    this.state.completed_total--;
+    this.state.returned.push(task);
+    return true;
+  }
+
   giveBack(task: number): void {
     this.inFlight.delete(task);
     this.state.returned.push(task);

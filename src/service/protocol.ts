@@ -8,6 +8,8 @@ import type { GroupElement } from "../miles/sample.ts";
 const int = z.number().int();
 
 export const RolloutRequestSchema = z.strictObject({
+  /** Client-chosen id, needed only to `/release` unused groups of this request later. */
+  request_id: z.string().min(1).max(128).optional(),
   /** Miles' rollout step; the train cursor is saved per step. */
   rollout_id: int.min(0),
   evaluation: z.boolean().default(false),
@@ -53,6 +55,15 @@ export type RolloutRequest = z.infer<typeof RolloutRequestSchema>;
 export const AbortRequestSchema = z.strictObject({
   /** Abort the requests of this step only; omitted = every active request. */
   rollout_id: int.min(0).optional(),
+});
+
+/**
+ * The client used only the first `consumed` group lines of a train request (it had enough): the
+ * tasks of the lines after them go back to the cursor. Aborts the request if it still runs.
+ */
+export const ReleaseRequestSchema = z.strictObject({
+  request_id: z.string().min(1).max(128),
+  consumed: int.min(0),
 });
 
 /** Why a group the service ran is not a trainable group; Python counts these as drop reasons. */

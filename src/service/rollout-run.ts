@@ -24,6 +24,13 @@ export interface RunDeps {
   counters: Map<number, SampleCounter>;
 }
 
+/** What one train request delivered, for `/release`. */
+export interface RequestLedger {
+  cursor: TaskCursor | null;
+  /** Task indices of the group lines written, in stream order. */
+  written: number[];
+}
+
 /** Resolves false once the client is gone (the line was not delivered). */
 export type LineWriter = (line: StreamLine) => Promise<boolean>;
 
@@ -63,6 +70,7 @@ export async function runRollout(
   deps: RunDeps,
   write: LineWriter,
   outer: AbortSignal,
+  ledger: RequestLedger = { cursor: null, written: [] },
 ): Promise<SummaryLine> {
   const started = performance.now();
   const train = !req.evaluation;
@@ -82,6 +90,7 @@ export async function runRollout(
       shuffle: req.cursor.shuffle,
       seed: req.cursor.seed,
     });
+    ledger.cursor = cursor;
     const kept = deps.counters.get(req.rollout_id);
     counter = req.cursor.mode === "continue" && kept ? kept : new SampleCounter();
     deps.counters.clear();
@@ -153,6 +162,7 @@ export async function runRollout(
       return handBack(taskIndex);
     }
     cursor?.complete(taskIndex);
+    ledger.written.push(taskIndex);
     summary.delivered++;
     if (line.drop_reason) summary.dropped[line.drop_reason] = (summary.dropped[line.drop_reason] ?? 0) + 1;
   };

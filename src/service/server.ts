@@ -6,6 +6,7 @@
  *   GET  /info     → environment facts the Python side validates against
  *   POST /rollout  → NDJSON: one `group` line per finished group, then one `summary` line
  *   POST /abort    → aborts active requests (all, or one rollout step's)
+ *   POST /release  → hands back the tasks of groups a client received but did not use
  *
  * Bound to 127.0.0.1 by default; any other host requires a token (checked on every route).
  */
@@ -15,8 +16,17 @@ import type { SampleCounter } from "../miles/convert.ts";
 import type { ClientFactory, RolloutEnvironment } from "./backend.ts";
 import { CursorStore } from "./cursor-store.ts";
 import { HttpError, isLoopback, readJsonBody, sendJson, tokenMatches } from "./http-util.ts";
-import { AbortRequestSchema, formatIssues, type RolloutRequest, RolloutRequestSchema } from "./protocol.ts";
-import { type RunDeps, runRollout } from "./rollout-run.ts";
+import {
+  AbortRequestSchema,
+  formatIssues,
+  ReleaseRequestSchema,
+  type RolloutRequest,
+  RolloutRequestSchema,
+} from "./protocol.ts";
+import { type RequestLedger, type RunDeps, runRollout } from "./rollout-run.ts";
+
+/** How many train requests stay releasable (only the last one or two ever are in practice). */
+const LEDGER_CAPACITY = 16;
 
 export const SERVICE_VERSION = 1;
 
@@ -66,6 +76,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // Train requests share one cursor: run them one after another (a refill that arrives while the
   // previous stream is still draining its aborts waits for it instead of racing it).
   let trainChain: Promise<unknown> = Promise.resolve();
+  const ledgers = new Map<string, { entry: ActiveRequest; ledger: RequestLedger }>();
 
   const info = () => ({
     service_version: SERVICE_VERSION,
@@ -73,6 +84,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     num_tasks: opts.env.info.numTasks,
     num_eval_tasks: opts.env.info.numEvalTasks,
     requires_group_scoring: opts.env.info.requiresGroupScoring,
+    dialect: opts.env.info.dialect ?? "chat",
+    streaming: opts.env.info.streaming ?? false,
     active_requests: active.size,
   });
 
@@ -100,7 +113,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         if (res.destroyed) return resolve(false);
         res.write(`${JSON.stringify(line)}\n`, (err) => resolve(!err && !res.destroyed));
       });
-    const run = () => runRollout(body, deps, write, entry.controller.signal);
+    const ledger: RequestLedger = { cursor: null, written: [] };
+    if (body.request_id !== undefined && !body.evaluation) {
+      ledgers.set(body.request_id, { entry, ledger });
+      if (ledgers.size > LEDGER_CAPACITY) ledgers.delete(ledgers.keys().next().value as string);
+    }
+    const run = () => runRollout(body, deps, write, entry.controller.signal, ledger);
     try {
       const task = body.evaluation ? run() : trainChain.then(run);
       entry.done = task.catch(() => {});
@@ -132,6 +150,24 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     sendJson(res, 200, { aborted });
   };
 
+  const release = async (req: IncomingMessage, res: ServerResponse) => {
+    const parsed = ReleaseRequestSchema.safeParse(await readJsonBody(req, bodyLimit));
+    if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
+    const { request_id, consumed } = parsed.data;
+    const found = ledgers.get(request_id);
+    if (!found) throw new HttpError(404, `unknown train request_id ${request_id}`);
+    // Stop the request first so nothing more is written, and let it settle its cursor.
+    found.entry.controller.abort();
+    await found.entry.done;
+    const { cursor, written } = found.ledger;
+    if (!cursor || !deps.cursors.isCurrent(cursor)) {
+      throw new HttpError(409, `request ${request_id}'s step is over; its groups can no longer be released`);
+    }
+    const released = written.splice(consumed).filter((t) => cursor.release(t));
+    await deps.cursors.save(cursor);
+    sendJson(res, 200, { released });
+  };
+
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     if (token !== null && !tokenMatches(req, token))
       throw new HttpError(401, "missing or wrong bearer token");
@@ -142,6 +178,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       "/info": ["GET", () => sendJson(res, 200, info())],
       "/rollout": ["POST", () => rollout(req, res)],
       "/abort": ["POST", () => abort(req, res)],
+      "/release": ["POST", () => release(req, res)],
     };
     const r = routes[path];
     if (!r) throw new HttpError(404, `no route ${path}`);

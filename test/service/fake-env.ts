@@ -1,6 +1,6 @@
 /** A fake RolloutEnvironment and Client for service tests: no engine, controllable timing. */
 import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
-import type { GroupRun, RolloutEnvironment } from "../../src/service/backend.ts";
+import type { EnvironmentInfo, GroupRun, RolloutEnvironment } from "../../src/service/backend.ts";
 import type { TraceRecord } from "../../src/trace/record.ts";
 import { branch, trace } from "../miles/traces.ts";
 
@@ -31,7 +31,7 @@ export interface FakeEnvOptions {
 }
 
 export class FakeEnv implements RolloutEnvironment {
-  readonly info;
+  readonly info: EnvironmentInfo;
   readonly runs: { taskIndex: number; split: string; n: number; seeds: number[] | null }[] = [];
   aborted = 0;
   closed = false;

@@ -206,6 +206,33 @@ describe("rollout service over HTTP", () => {
 });
 
 describe("task cursor persistence", () => {
+  it("/release hands back groups a client received but did not use", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "envroll-release-"));
+    const { svc } = await serve({ delay: (t) => (t === 3 ? 10_000 : 1) }, { stateDir: dir });
+    const body = { ...base, rollout_id: 0, count: 4, request_id: "r1" };
+    const lines = await streamThenDisconnect(`${svc.url}/rollout`, body, 3);
+    const sent = lines.map((l) => l.task_index);
+    assert.deepEqual(sent.sort(), [0, 1, 2]);
+    // The client used only the first line: the other two sent groups and the running one return.
+    const r = await post(`${svc.url}/release`, { request_id: "r1", consumed: 1 });
+    assert.equal(r.status, 200);
+    assert.deepEqual(
+      r.body.released.sort(),
+      lines
+        .slice(1)
+        .map((l) => l.task_index)
+        .sort(),
+    );
+    const saved = JSON.parse(await readFile(join(dir, "cursor-0.json"), "utf8"));
+    assert.deepEqual(saved.completed, [lines[0].task_index]);
+    assert.deepEqual(
+      [...saved.returned].sort(),
+      [0, 1, 2, 3].filter((t) => t !== lines[0].task_index),
+    );
+    assert.equal((await post(`${svc.url}/release`, { request_id: "nope", consumed: 0 })).status, 404);
+    assert.equal((await post(`${svc.url}/release`, { request_id: "r1" })).status, 400);
+  });
+
   it("resumes exactly after a restart, with aborted tasks handed out first", async () => {
     const dir = await mkdtemp(join(tmpdir(), "envroll-cursor-"));
     const a = await serve({}, { stateDir: dir });

@@ -1,0 +1,137 @@
+"""The Miles rollout function: ``--rollout-function-path envroll_miles.EnvrollRolloutFn``.
+
+Miles builds it once with ``RolloutFnConstructorInput(args, data_source)`` and calls it per step
+with ``RolloutFnTrainInput`` or ``RolloutFnEvalInput``. It validates Miles' args, starts the
+envroll rollout service (or connects to one), and turns streamed groups into Miles samples.
+``generate_rollout`` is the legacy function form of the same thing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import threading
+from typing import Any
+
+from . import validation
+from .dump import dump_eval, dump_train
+from .eval_loop import collect_eval
+from .miles_types import load_types
+from .process import ServiceProcess
+from .service import ServiceClient
+from .train_loop import collect_train
+
+OPTIONS = [
+    ("--envroll-config", dict(type=str, default=None, help="envroll env.toml (fallback: ENVROLL_CONFIG)")),
+    ("--envroll-url", dict(type=str, default=None, help="a running envroll rollout service (fallback: ENVROLL_URL)")),
+    ("--envroll-dump-dir", dict(type=str, default=None, help="write every batch as JSON here (fallback: ENVROLL_DUMP_DIR)")),
+    ("--envroll-state-dir", dict(type=str, default=None, help="task-cursor state (default: <save>/envroll_state)")),
+    ("--envroll-compact-rollouts", dict(action="store_true", default=False, help="train multi-branch traces as compact rollouts")),
+    ("--envroll-keep-failed-groups", dict(action="store_true", default=False, help="keep groups with errored traces")),
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Miles' ``add_user_provided_function_arguments`` hook."""
+    for flag, kwargs in OPTIONS:
+        try:
+            parser.add_argument(flag, **kwargs)
+        except argparse.ArgumentError:
+            pass  # already registered (same class used as rollout and eval function)
+
+
+def _opt(args: Any, name: str, env: str) -> str | None:
+    return getattr(args, name, None) or os.environ.get(env) or None
+
+
+def state_dir(args: Any) -> str | None:
+    explicit = _opt(args, "envroll_state_dir", "ENVROLL_STATE_DIR")
+    if explicit:
+        return explicit
+    save = getattr(args, "save", None)
+    return os.path.join(save, "envroll_state") if save else None
+
+
+class EnvrollRolloutFn:
+    add_arguments = staticmethod(add_arguments)
+
+    def __init__(self, input: Any):
+        self.args = input.args
+        self.data_source = input.data_source
+        self.types = load_types()
+        validation.check(validation.miles_problems(self.args))
+        self.process: ServiceProcess | None = None
+        url = _opt(self.args, "envroll_url", "ENVROLL_URL")
+        token = os.environ.get("ENVROLL_TOKEN")
+        if url:
+            self.client = ServiceClient(url, token=token)
+            self.client.wait_healthy(60.0)
+        else:
+            config = _opt(self.args, "envroll_config", "ENVROLL_CONFIG")
+            if not config:
+                validation.check([("no_config", validation.MESSAGES["no_config"])])
+            self.process = ServiceProcess(config, state_dir(self.args))
+            self.client = self.process.client
+        self.info = self.client.info()
+        try:
+            validation.check(validation.environment_problems(self.args, self.info))
+        except validation.EnvrollConfigError:
+            self.dispose()
+            raise
+        self.eval_name = getattr(self.args, "envroll_eval_name", None) or self.info.get("taskset_id") or "envroll"
+
+    async def __call__(self, input: Any) -> Any:
+        if getattr(input, "evaluation", False):
+            data, metrics = await collect_eval(self.args, self.client, self.types, input.rollout_id, self.eval_name)
+            dump_eval(self.args, input.rollout_id, data, metrics)
+            return self.types.EvalOutput(data=data, metrics=metrics)
+        groups, metrics = await collect_train(self.args, self.client, self.types, input.rollout_id, self.data_source)
+        dump_train(self.args, input.rollout_id, groups, metrics)
+        return self.types.TrainOutput(samples=groups, metrics=metrics)
+
+    def dispose(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
+
+
+def _run(coro: Any) -> Any:
+    """Runs a coroutine from sync code, also when the caller already has a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as err:  # re-raised in the caller's thread
+            box["error"] = err
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+_legacy: dict = {}
+
+
+def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
+    """Legacy form: returns ``list[list[Sample]]`` (train) or the eval data dict; Miles wraps them."""
+    key = (id(args), id(data_source))
+    fn = _legacy.get(key)
+    if fn is None:
+        types = load_types()
+        fn = _legacy[key] = EnvrollRolloutFn(types.ConstructorInput(args=args, data_source=data_source))
+    types = fn.types
+    inp = types.EvalInput(rollout_id=rollout_id) if evaluation else types.TrainInput(rollout_id=rollout_id)
+    out = _run(fn(inp))
+    return out.data if evaluation else out.samples
+
+
+generate_rollout.add_arguments = add_arguments  # type: ignore[attr-defined]

@@ -1,0 +1,98 @@
+"""Refuse Miles settings envroll cannot honour, with explicit and stable messages.
+
+Each message starts with ``envroll_miles:`` and names the flag, so logs can be grepped and tests
+can match them exactly. All violations are reported at once: fixing a launcher one error at a
+time is slow when a run takes minutes to reach the rollout function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PREFIX = "envroll_miles: "
+
+MESSAGES = {
+    "global_dataset": PREFIX
+    + "the rollout global dataset is on; envroll owns the task list and its cursor, "
+    "pass --disable-rollout-global-dataset",
+    "partial_rollout": PREFIX
+    + "--partial-rollout is not supported: a live episode holds harness, runtime and sandbox "
+    "state that a token prefix cannot rebuild",
+    "chat_template": PREFIX
+    + "--chat-template-path is not supported: envroll renders prompts with its own per-model "
+    "renderer so that multi-turn tokens stay exact",
+    "multimodal": PREFIX + "--multimodal-keys is not supported: envroll train rollouts are text-only",
+    "opd": PREFIX + "--use-opd (on-policy distillation) is not supported",
+    "routing_replay": PREFIX
+    + "--use-rollout-routing-replay is not supported: envroll does not carry routed experts",
+    "indexer_replay": PREFIX
+    + "--use-rollout-indexer-replay is not supported: envroll does not carry indexer top-k",
+    "dialect": PREFIX
+    + "the environment's harness speaks the {dialect} dialect; train rollouts support the chat "
+    "dialect only",
+    "streaming": PREFIX + "the environment's harness streams (SSE); train rollouts do not support streaming",
+    "group_rewards_train": PREFIX
+    + "the taskset has group rewards, which need --n-samples-per-prompt >= 2 (got {n})",
+    "group_rewards_eval": PREFIX
+    + "the taskset has group rewards, which need --n-samples-per-eval-prompt >= 2 when "
+    "--eval-interval is set (got {n})",
+    "no_config": PREFIX + "no environment: pass --envroll-config <env.toml> (or set ENVROLL_CONFIG), "
+    "or --envroll-url <service> (or ENVROLL_URL)",
+    "empty_taskset": PREFIX + "the environment has no train tasks",
+}
+
+
+class EnvrollConfigError(ValueError):
+    """A Miles setting envroll refuses; ``codes`` lists the stable keys of ``MESSAGES``."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.codes = [code for code, _ in problems]
+        super().__init__("\n".join(message for _, message in problems))
+
+
+def _on(args: Any, name: str) -> bool:
+    return bool(getattr(args, name, None))
+
+
+def miles_problems(args: Any) -> list[tuple[str, str]]:
+    """Checks that need only Miles' args."""
+    out = []
+    if getattr(args, "rollout_global_dataset", False):
+        out.append(("global_dataset", MESSAGES["global_dataset"]))
+    flags = [
+        ("partial_rollout", "partial_rollout"),
+        ("chat_template_path", "chat_template"),
+        ("multimodal_keys", "multimodal"),
+        ("use_opd", "opd"),
+        ("use_rollout_routing_replay", "routing_replay"),
+        ("use_rollout_indexer_replay", "indexer_replay"),
+    ]
+    for attr, code in flags:
+        if _on(args, attr):
+            out.append((code, MESSAGES[code]))
+    return out
+
+
+def environment_problems(args: Any, info: dict) -> list[tuple[str, str]]:
+    """Checks against the environment the service loaded (its ``/info``)."""
+    out = []
+    dialect = info.get("dialect") or "chat"
+    if dialect != "chat":
+        out.append(("dialect", MESSAGES["dialect"].format(dialect=dialect)))
+    if info.get("streaming"):
+        out.append(("streaming", MESSAGES["streaming"]))
+    if info.get("num_tasks", 0) == 0 and getattr(args, "num_rollout", 1) != 0:
+        out.append(("empty_taskset", MESSAGES["empty_taskset"]))
+    if info.get("requires_group_scoring"):
+        n = getattr(args, "n_samples_per_prompt", 1) or 1
+        if n < 2 and getattr(args, "num_rollout", 1) != 0:
+            out.append(("group_rewards_train", MESSAGES["group_rewards_train"].format(n=n)))
+        n_eval = getattr(args, "n_samples_per_eval_prompt", 1) or 1
+        if n_eval < 2 and getattr(args, "eval_interval", None):
+            out.append(("group_rewards_eval", MESSAGES["group_rewards_eval"].format(n=n_eval)))
+    return out
+
+
+def check(problems: list[tuple[str, str]]) -> None:
+    if problems:
+        raise EnvrollConfigError(problems)

@@ -1,0 +1,72 @@
+"""Shared fixtures.
+
+``fake_service`` runs the real TypeScript rollout service (real HTTP, real cursor) over a fake
+environment (test/service/fake-serve.ts), so these tests need Node and the repo's node_modules
+but neither the environment runtime nor an engine. The end-to-end test against the real
+environment and the built-in engine lives in test_e2e_engine.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import miles_stub
+from envroll_miles.miles_defaults import EmptyDataSource, miles_args
+from envroll_miles.miles_types import load_types, reset_types_cache
+
+REPO = Path(__file__).resolve().parents[3]
+FAKE_SERVE = REPO / "test" / "service" / "fake-serve.ts"
+
+needs_node = pytest.mark.skipif(
+    shutil.which("node") is None or not (REPO / "node_modules" / "tsx").is_dir(),
+    reason="needs node and the repo's node_modules (npm ci)",
+)
+
+
+@pytest.fixture(autouse=True)
+def miles_package():
+    """Every test sees Miles' module paths (backed by stand-ins); see miles_stub.py."""
+    miles_stub.install()
+    yield
+    miles_stub.uninstall()
+
+
+@pytest.fixture
+def fake_service(tmp_path, monkeypatch):
+    """Returns make(fake_cfg, **miles_overrides) → (EnvrollRolloutFn, args); disposes them after."""
+    monkeypatch.chdir(REPO)  # `node --import tsx` resolves tsx from the working directory
+    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node --import tsx {FAKE_SERVE}")
+    for var in ("ENVROLL_URL", "ENVROLL_CONFIG", "ENVROLL_DUMP_DIR", "ENVROLL_STATE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    made = []
+
+    def make(fake: dict | None = None, **overrides):
+        from envroll_miles import EnvrollRolloutFn
+
+        cfg = tmp_path / f"fake{len(made)}.json"
+        cfg.write_text(json.dumps(fake or {}))
+        values = dict(
+            rollout_global_dataset=False,
+            envroll_config=str(cfg),
+            envroll_state_dir=str(tmp_path / "state"),
+            sglang_router_ip="127.0.0.1",
+            sglang_router_port=9,
+            rollout_batch_size=2,
+            n_samples_per_prompt=2,
+            num_rollout=10,
+        )
+        values.update(overrides)
+        args = miles_args(**values)
+        types = load_types()
+        fn = EnvrollRolloutFn(types.ConstructorInput(args=args, data_source=EmptyDataSource()))
+        made.append(fn)
+        return fn, args
+
+    yield make
+    for fn in made:
+        fn.dispose()
+    reset_types_cache()

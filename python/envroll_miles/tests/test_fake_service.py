@@ -1,0 +1,179 @@
+"""EnvrollRolloutFn against the real TypeScript rollout service over a fake environment.
+
+Covers the Miles contract (group shapes, indices, alignment, statuses, rewards), the
+over-sampling loop with a zero-std dynamic filter and the abort of the remaining groups, exact
+resume of the task cursor after a simulated restart, eval output, hooks, dump and dry run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import hooks_for_tests
+import pytest
+from conftest import needs_node
+from helpers import assert_batch, evaluate, task_indices, train, wait_idle
+
+from envroll_miles import generate_rollout
+from envroll_miles.samples import envroll_meta, flatten
+
+pytestmark = needs_node
+
+
+def test_train_batch_shape_rewards_and_statuses(fake_service):
+    fn, args = fake_service({"num_tasks": 10}, rollout_batch_size=3, n_samples_per_prompt=4)
+    out = train(fn, 0)
+    assert_batch(out.samples, 3, 4)
+    assert sorted(task_indices(out.samples)) == [0, 1, 2]
+    by_task = {envroll_meta(flatten(g)[0])["task_index"]: flatten(g) for g in out.samples}
+    assert [s.reward for s in by_task[0]] == [0, 1, 2, 3]
+    assert {s.status.value for s in by_task[2]} == {"truncated"}  # the fake truncates task % 3 == 2
+    assert out.metrics["envroll/reward_mean"] == 1.5
+    assert out.metrics["envroll/truncated_rate"] == pytest.approx(1 / 3)
+    assert out.metrics["envroll/error_rate"] == 0.0
+    # groups are sorted by their first sample's index, as Miles' loop returns them
+    firsts = [flatten(g)[0].index for g in out.samples]
+    assert firsts == sorted(firsts)
+
+
+def test_reward_key_gives_dict_rewards(fake_service):
+    fn, args = fake_service({}, reward_key="correct")
+    out = train(fn, 0)
+    s = flatten(out.samples[0])[1]
+    assert s.reward == {"correct": 1, "reward": 1}
+    assert s.get_reward_value(args) == 1
+
+
+def test_over_sampling_with_zero_std_filter_aborts_the_rest(fake_service, tmp_path):
+    # Odd tasks have identical rewards (dropped by the filter); task 7 is slow and still running
+    # when enough groups are kept, so it must be aborted and handed back, not lost.
+    fn, args = fake_service(
+        {"num_tasks": 12, "constant_reward_tasks": "odd", "slow_tasks": [7], "slow_ms": 60000},
+        rollout_batch_size=3, over_sampling_batch_size=8, n_samples_per_prompt=2,
+        dynamic_sampling_filter_path="hooks_for_tests.check_reward_nonzero_std",
+    )  # fmt: skip
+    out = train(fn, 0)
+    assert_batch(out.samples, 3, 2)
+    kept = task_indices(out.samples)
+    assert all(t % 2 == 0 for t in kept)
+    assert out.metrics["rollout/dynamic_filter/drop_zero_std_1"] >= 1
+    # Once the service has wound the aborted request down, the slow task is back in the cursor.
+    wait_idle(fn.client)
+    state = json.loads((tmp_path / "state" / "cursor-0.json").read_text())
+    assert 7 in state["returned"]
+    assert not set(state["returned"]) & set(state["completed"])
+    assert set(kept) <= set(state["completed"])
+
+
+def test_exact_resume_after_restart(fake_service):
+    cfg = {"num_tasks": 10, "constant_reward_tasks": [1]}
+    over = dict(rollout_batch_size=2, n_samples_per_prompt=2,
+                dynamic_sampling_filter_path="hooks_for_tests.check_reward_nonzero_std")  # fmt: skip
+    fn, _ = fake_service(cfg, **over)
+    assert sorted(task_indices(train(fn, 0).samples)) == [0, 2]  # task 1 ran and was filtered out
+    fn.dispose()  # the trainer dies; the service stops with it
+    fn2, _ = fake_service(cfg, **over)
+    assert sorted(task_indices(train(fn2, 1).samples)) == [3, 4]
+    # Restarting from the step-0 checkpoint replays step 1 exactly.
+    fn2.dispose()
+    fn3, _ = fake_service(cfg, **over)
+    assert sorted(task_indices(train(fn3, 1).samples)) == [3, 4]
+    assert sorted(task_indices(train(fn3, 2).samples)) == [5, 6]
+
+
+def test_failed_groups_are_dropped_and_counted(fake_service):
+    fn, _ = fake_service({"error_tasks": [0, 3]}, rollout_batch_size=3)
+    out = train(fn, 0)
+    assert sorted(task_indices(out.samples)) == [1, 2, 4]
+    assert out.metrics["rollout/dynamic_filter/drop_trace_error"] == 2
+    fn_keep, _ = fake_service({"error_tasks": [0]}, rollout_batch_size=1, envroll_keep_failed_groups=True)
+    kept = train(fn_keep, 0)
+    assert {s.status.value for s in flatten(kept.samples[0])} == {"failed"}
+    assert envroll_meta(flatten(kept.samples[0])[0])["error"] == "ToolsetError: tool crashed"
+
+
+def test_miles_rm_overrides_environment_reward(fake_service):
+    fn, _ = fake_service({}, custom_rm_path="hooks_for_tests.constant_rm")
+    assert {s.reward for g in train(fn, 0).samples for s in flatten(g)} == {0.5}
+    fn_g, _ = fake_service({}, custom_rm_path="hooks_for_tests.group_rank_rm", group_rm=True, n_samples_per_prompt=3)
+    assert [[s.reward for s in flatten(g)] for g in train(fn_g, 0).samples] == [[0.0, 1.0, 2.0]] * 2
+
+
+def test_sample_filter_and_all_samples_hooks(fake_service):
+    hooks_for_tests.CALLS["sample_filter"].clear()
+    hooks_for_tests.CALLS["all_samples"].clear()
+    fn, _ = fake_service(
+        {"constant_reward_tasks": [0]}, rollout_batch_size=2,
+        dynamic_sampling_filter_path="hooks_for_tests.check_reward_nonzero_std",
+        rollout_sample_filter_path="hooks_for_tests.sample_filter",
+        rollout_all_samples_process_path="hooks_for_tests.all_samples",
+    )  # fmt: skip
+    out = train(fn, 0)
+    assert hooks_for_tests.CALLS["sample_filter"] == [2]
+    assert hooks_for_tests.CALLS["all_samples"][0] >= 3  # the filtered-out group too
+    assert all(flatten(g)[0].remove_sample for g in out.samples)
+
+
+def test_eval_output_reduces_dict_rewards_with_eval_key(fake_service):
+    fn, args = fake_service(
+        {"num_eval_tasks": 3}, n_samples_per_eval_prompt=2, reward_key="reward", eval_reward_key="correct",
+        custom_rm_path=None,
+    )  # fmt: skip
+    out = evaluate(fn, 0)
+    assert list(out.data) == ["fake-v1"]
+    entry = out.data["fake-v1"]
+    assert len(entry["rewards"]) == len(entry["truncated"]) == len(entry["samples"]) == 6
+    assert entry["rewards"] == [0.0, 1.0] * 3
+    assert entry["truncated"] == [False, False, False, False, True, True]
+    assert isinstance(entry["samples"][0].reward, dict)
+    assert out.metrics["envroll/eval/fake-v1/reward_mean"] == 0.5
+
+
+def test_eval_group_rm_runs_in_eval_too(fake_service):
+    fn, _ = fake_service({"num_eval_tasks": 2}, n_samples_per_eval_prompt=3,
+                         custom_rm_path="hooks_for_tests.group_rank_rm", group_rm=True)  # fmt: skip
+    assert evaluate(fn, 0).data["fake-v1"]["rewards"] == [0.0, 1.0, 2.0] * 2
+
+
+def test_legacy_function_form(fake_service):
+    fn, args = fake_service({})
+    fn.dispose()
+    groups = generate_rollout(args, 0, None)
+    assert len(groups) == 2
+    data = generate_rollout(args, 0, None, evaluation=True)
+    assert "fake-v1" in data
+    from envroll_miles import rollout_fn
+
+    for cached in rollout_fn._legacy.values():
+        cached.dispose()
+    rollout_fn._legacy.clear()
+
+
+def test_dump_dir_writes_each_batch(fake_service, tmp_path):
+    fn, args = fake_service({}, envroll_dump_dir=str(tmp_path / "dump"))
+    train(fn, 4)
+    evaluate(fn, 4)
+    t = json.loads((tmp_path / "dump" / "train_000004.json").read_text())
+    assert t["kind"] == "train" and len(t["groups"]) == 2 and len(t["groups"][0]) == 2
+    sample = t["groups"][0][0]
+    assert sample["status"] in ("completed", "truncated") and isinstance(sample["spec_info"], dict)
+    assert t["args"]["rollout_batch_size"] == 2
+    e = json.loads((tmp_path / "dump" / "eval_000004.json").read_text())
+    assert e["kind"] == "eval" and set(e["data"]["fake-v1"]) == {"rewards", "truncated", "samples"}
+
+
+def test_dry_run_calls_the_class_like_miles(fake_service, tmp_path, monkeypatch, capsys):
+    from envroll_miles import dry_run
+
+    cfg = tmp_path / "dry.json"
+    cfg.write_text("{}")
+    out = tmp_path / "out.json"
+    argv = ["--config", str(cfg), "--engine", "http://127.0.0.1:9", "--rollout-batch-size", "2",
+            "--n-samples-per-prompt", "3", "--rollout-id", "0", "--dump", str(out),
+            "--state-dir", str(tmp_path / "dry-state")]  # fmt: skip
+    assert dry_run.main(argv) == 0
+    dumped = json.loads(out.read_text())
+    assert dumped["kind"] == "train" and [len(g) for g in dumped["groups"]] == [3, 3]
+    assert json.loads(capsys.readouterr().out)["miles_types"] is True
+    assert dry_run.main([*argv[:-2], "--eval", "--state-dir", str(tmp_path / "dry-state")]) == 0
+    assert json.loads(out.read_text())["kind"] == "eval"
