@@ -126,7 +126,10 @@ test("ties all win; no passing program means no bonus; rewards stay in {0,.5,1,1
     [0, 0],
   );
   let seed = 7;
-  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const rand = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
   for (let n = 0; n < 200; n++) {
     const traces = Array.from({ length: 2 + Math.floor(rand() * 5) }, () =>
       mk("x".repeat(Math.floor(rand() * 4)), rand() < 0.5 ? 1 : 0, Math.floor(rand() * 3) / 10),
