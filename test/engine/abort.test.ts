@@ -1,0 +1,111 @@
+/**
+ * /abort_request by rid prefix and /update_weight_version, over plain HTTP.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { startEngine } from "../../src/engine/index.ts";
+
+const PROMPT = [151644, 872, 198, ...Array(30).fill(9707), 151645, 198, 151644, 77091, 198];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function post(url: string, path: string, body: unknown) {
+  return fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body) });
+}
+
+async function generate(url: string, rid: string): Promise<any> {
+  const res = await post(url, "/generate", { input_ids: PROMPT, rid, return_logprob: true });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
+test("abort by rid prefix: the matching requests return 200, finish abort, partial tokens; others finish", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 4 });
+  try {
+    const rids = ["roll-1:0", "roll-1:1", "roll-10:0", "roll-2:0"];
+    const pending = rids.map((rid) => generate(engine.url, rid));
+    await sleep(50);
+    const res = await post(engine.url, "/abort_request", { rid: "roll-1:" });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), "");
+    const out = await Promise.all(pending);
+    const full = out[3].output_ids.length;
+    for (const i of [0, 1]) {
+      const fr = out[i].meta_info.finish_reason;
+      assert.equal(fr.type, "abort");
+      assert.equal(typeof fr.message, "string");
+      assert.ok("status_code" in fr && "err_type" in fr);
+      assert.ok(
+        out[i].output_ids.length > 0 && out[i].output_ids.length < full,
+        `partial ${out[i].output_ids.length}/${full}`,
+      );
+      assert.equal(out[i].meta_info.output_token_logprobs.length, out[i].output_ids.length);
+      assert.equal(out[i].meta_info.completion_tokens, out[i].output_ids.length);
+    }
+    assert.equal(out[2].meta_info.finish_reason.type, "stop", "roll-10 does not match roll-1:");
+    assert.equal(out[3].meta_info.finish_reason.type, "stop");
+  } finally {
+    await engine.close();
+  }
+});
+
+test("an empty rid without abort_all aborts nothing; abort_all aborts everything", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 4 });
+  try {
+    const a = generate(engine.url, "a");
+    await sleep(30);
+    await post(engine.url, "/abort_request", { rid: "" });
+    assert.equal((await a).meta_info.finish_reason.type, "stop");
+    const pending = ["x", "y"].map((rid) => generate(engine.url, rid));
+    await sleep(30);
+    await post(engine.url, "/abort_request", { rid: "", abort_all: true });
+    for (const r of await Promise.all(pending)) assert.equal(r.meta_info.finish_reason.type, "abort");
+  } finally {
+    await engine.close();
+  }
+});
+
+test("/update_weight_version sets the label and aborts in-flight requests by default", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 4 });
+  try {
+    const inflight = generate(engine.url, "w");
+    await sleep(30);
+    const res = await post(engine.url, "/update_weight_version", { new_version: "step-7" });
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.deepEqual([body.success, body.new_version], [true, "step-7"]);
+    const aborted = await inflight;
+    assert.equal(aborted.meta_info.finish_reason.type, "abort");
+    assert.equal((await generate(engine.url, "after")).meta_info.weight_version, "step-7");
+    // abort_all_requests: false keeps requests running.
+    const kept = generate(engine.url, "kept");
+    await sleep(30);
+    await post(engine.url, "/update_weight_version", { new_version: "step-8", abort_all_requests: false });
+    const k = await kept;
+    assert.equal(k.meta_info.finish_reason.type, "stop");
+    assert.equal(k.meta_info.weight_version, "step-8", "the version at finish is reported");
+  } finally {
+    await engine.close();
+  }
+});
+
+test("a client that disconnects aborts its request", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 4 });
+  try {
+    const ac = new AbortController();
+    const p = post(engine.url, "/generate", { input_ids: PROMPT, rid: "gone" }).catch(() => null);
+    void p;
+    const q = fetch(`${engine.url}/generate`, {
+      method: "POST",
+      body: JSON.stringify({ input_ids: PROMPT, rid: "leaver" }),
+      signal: ac.signal,
+    }).catch(() => null);
+    await sleep(30);
+    ac.abort();
+    await q;
+    await p;
+    await sleep(10);
+    assert.equal(engine.stats().aborted, 1);
+    assert.equal(engine.stats().inFlight, 0);
+  } finally {
+    await engine.close();
+  }
+});
