@@ -4,10 +4,10 @@
  * characters "<tool_call>" does not open a call.
  */
 import type { Tokenizer } from "../tokenizer/index.ts";
+import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
 import { pyStrip } from "./py-str.ts";
 import { QWEN3_IDS } from "./qwen3-format.ts";
-import type { ParsedResponse, ParsedToolCall } from "./renderer.ts";
-import { parseToolCallJson } from "./tool-call-json.ts";
+import type { ParsedResponse } from "./renderer.ts";
 
 /** Ids before the first stop id: the model should not generate past it. */
 export function truncateAtStop(ids: readonly number[], stopIds: readonly number[]): number[] {
@@ -21,27 +21,12 @@ export function parseQwen3Completion(
   stopIds: readonly number[],
 ): ParsedResponse {
   const ids = truncateAtStop(completionIds, stopIds);
-  const toolCalls: ParsedToolCall[] = [];
-  const first = ids.indexOf(QWEN3_IDS.toolCall);
-  const contentIds = first < 0 ? ids : ids.slice(0, first);
-  let i = first < 0 ? ids.length : first;
-  while (i < ids.length) {
-    if (ids[i] !== QWEN3_IDS.toolCall) {
-      i++;
-      continue;
-    }
-    const end = ids.indexOf(QWEN3_IDS.toolCallEnd, i + 1);
-    if (end < 0) {
-      const raw = pyStrip(tokenizer.decode(ids.slice(i + 1)));
-      toolCalls.push(call(raw, null, null, [i, ids.length], "unclosed_block"));
-      break;
-    }
-    const raw = pyStrip(tokenizer.decode(ids.slice(i + 1, end)));
-    const parsed = parseToolCallJson(raw);
-    toolCalls.push(call(raw, parsed.name, parsed.arguments, [i, end + 1], parsed.status));
-    i = end + 1;
-  }
-
+  const { contentIds, toolCalls } = parseHermesToolCalls(
+    tokenizer,
+    ids,
+    QWEN3_IDS.toolCall,
+    QWEN3_IDS.toolCallEnd,
+  );
   // Qwen3's `<think>` / `</think>` are plain added tokens: reasoning is split on decoded text.
   let text = tokenizer.decode(contentIds);
   let reasoning: string | null = null;
@@ -51,14 +36,4 @@ export function parseQwen3Completion(
     text = pyStrip(text.slice(close + "</think>".length), "\n");
   }
   return { content: pyStrip(text), reasoningContent: reasoning ? reasoning : null, toolCalls };
-}
-
-function call(
-  raw: string,
-  name: string | null,
-  args: unknown,
-  tokenSpan: [number, number],
-  status: ParsedToolCall["status"],
-): ParsedToolCall {
-  return { raw, name, arguments: args, tokenSpan, status, id: null };
 }

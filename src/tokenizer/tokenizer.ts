@@ -27,6 +27,8 @@ const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 export class BpeTokenizer {
   readonly chatTemplate: string | null;
   readonly specialTokenIds: ReadonlySet<number>;
+  readonly bosToken: string | null;
+  readonly eosToken: string | null;
   private readonly model: BytePairModel;
   private readonly added: AddedTokenMatcher;
   private readonly addedById = new Map<number, string>();
@@ -49,6 +51,8 @@ export class BpeTokenizer {
     this.specialTokenIds = new Set(tj.added_tokens.filter((t) => t.special).map((t) => t.id));
     const tpl = tokenizerConfig.chat_template;
     this.chatTemplate = typeof tpl === "string" ? tpl : null;
+    this.bosToken = tokenString(tokenizerConfig.bos_token);
+    this.eosToken = tokenString(tokenizerConfig.eos_token);
   }
 
   encode(text: string): number[] {
@@ -217,6 +221,15 @@ class OffsetRemap {
     }
     return lo;
   }
+}
+
+/** Config token entries are a string or an AddedToken dict `{content, …}`. */
+function tokenString(x: unknown): string | null {
+  if (typeof x === "string") return x;
+  if (x && typeof x === "object" && typeof (x as { content?: unknown }).content === "string") {
+    return (x as { content: string }).content;
+  }
+  return null;
 }
 
 function findSplitRegex(pre: unknown): string {
