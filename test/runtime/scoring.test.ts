@@ -89,9 +89,9 @@ test("group rewards: n numbers recorded as score × weight, after every runtime 
       return traces.map((_, i) => i);
     },
     {
-      setup: ({ runtime, trace }) => {
+      setup: ({ runtime }) => {
         workdirs.push(runtime!.workdir);
-        if ((trace.state["n"] = workdirs.length) === 2) throw new Error("setup broke");
+        if (workdirs.length === 2) throw new Error("setup broke");
       },
     },
   );
