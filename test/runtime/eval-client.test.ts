@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createEvalClient, EvalClient } from "../../src/clients/eval.ts";
+import { completion, startProvider } from "./helpers/provider.ts";
+
+test("EvalClient sends OpenAI JSON and parses reasoning and tool calls into envroll messages", async () => {
+  const provider = await startProvider(() => ({
+    json: completion(
+      {
+        content: null,
+        reasoning: "let me think",
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "add", arguments: '{"x":1}' } },
+          { type: "function", function: { name: "mul", arguments: { y: 2 } } },
+          { id: "c", type: "function", function: { arguments: "{}" } },
+        ],
+      },
+      "tool_calls",
+    ),
+  }));
+  try {
+    const client = new EvalClient({
+      baseUrl: `${provider.baseUrl}/`,
+      model: "served",
+      apiKey: "sk-1",
+      headers: { "x-team": "t" },
+    });
+    const r = await client.getResponse({
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: null, tool_calls: [{ id: "p", name: "add", arguments: "{}" }] },
+        { role: "tool", tool_call_id: "p", content: "0" },
+      ],
+      tools: [{ name: "add", description: "adds", parameters: { type: "object" } }],
+      sampling: { temperature: 0.2, max_tokens: 9, extra_body: { top_k: 3 } },
+      sessionId: "sess",
+      turn: 1,
+    });
+    const req = provider.requests[0]!;
+    assert.equal(req.headers["authorization"], "Bearer sk-1");
+    assert.equal(req.headers["x-session-id"], "sess");
+    assert.equal(req.headers["x-team"], "t");
+    assert.equal(req.body.model, "served");
+    assert.equal(req.body.temperature, 0.2);
+    assert.deepEqual(req.body.extra_body, { top_k: 3 });
+    assert.deepEqual(req.body.tools, [
+      { type: "function", function: { name: "add", description: "adds", parameters: { type: "object" } } },
+    ]);
+    assert.deepEqual(req.body.messages[1].tool_calls, [
+      { id: "p", type: "function", function: { name: "add", arguments: "{}" } },
+    ]);
+    assert.equal(r.tokens, null);
+    assert.equal(r.finishReason, "tool_calls");
+    assert.equal(r.message.reasoning_content, "let me think");
+    // Nameless calls are dropped; missing ids get a positional fallback; object arguments become JSON text.
+    assert.deepEqual(r.message.tool_calls, [
+      { id: "a", name: "add", arguments: '{"x":1}' },
+      { id: "call_1", name: "mul", arguments: '{"y":2}' },
+    ]);
+    assert.deepEqual(r.usage, { promptTokens: 12, completionTokens: 3, cachedTokens: undefined });
+    await client.close();
+  } finally {
+    await provider.close();
+  }
+});
+
+test("EvalClient maps overlong prompts to OverlongPromptError and aborts on signal", async () => {
+  const provider = await startProvider((b) =>
+    b.messages[0].content === "big"
+      ? { status: 400, json: { error: { message: "prompt is too long: 200000 tokens" } } }
+      : { json: completion({ content: "x" }), delayMs: 3000 },
+  );
+  try {
+    process.env["ENVROLL_TEST_KEY"] = "k";
+    const client = createEvalClient(
+      {
+        type: "eval",
+        base_url: provider.baseUrl,
+        api_key_var: "ENVROLL_TEST_KEY",
+        headers: {},
+        timeout: null,
+      },
+      "m",
+    );
+    const base = { tools: [], sampling: {}, sessionId: "s", turn: 0 };
+    await assert.rejects(client.getResponse({ ...base, messages: [{ role: "user", content: "big" }] }), {
+      name: "OverlongPromptError",
+    });
+    assert.equal(provider.requests[0]!.headers["authorization"], "Bearer k");
+    const ac = new AbortController();
+    const pending = client.getResponse({
+      ...base,
+      messages: [{ role: "user", content: "slow" }],
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 50);
+    await assert.rejects(pending, { name: "RequestCancelledError" });
+    await client.close();
+  } finally {
+    await provider.close();
+  }
+});
