@@ -35,6 +35,8 @@ export function parseGenerate(body: unknown, tokenizer: EngineTokenizer): Parsed
   }
   if (b.input_embeds != null) throw new BadRequest("input_embeds is not supported by the envroll engine.");
 
+  if (b.input_ids != null && b.text != null)
+    throw new BadRequest("Either text or input_ids should be provided, not both.");
   let prompts: number[][];
   let batch: boolean;
   if (b.input_ids != null) {

@@ -60,6 +60,8 @@ export async function exchange(pool: Pool, req: HttpRequest): Promise<HttpReply>
     const retryAfter = res.headers["retry-after"];
     return { status: res.statusCode, text, retryAfter: typeof retryAfter === "string" ? retryAfter : null };
   } catch (err) {
+    // A malformed request is our bug, not the network's: never disguise it as retriable.
+    if ((err as { code?: string })?.code === "UND_ERR_INVALID_ARG") throw err;
     if (user?.aborted)
       throw new RequestCancelledError(`request to ${req.path} cancelled by caller`, { cause: err });
     if (timedOut)

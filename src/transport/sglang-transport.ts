@@ -30,6 +30,7 @@ import { parseWorkerList, WORKER_LIST_PATHS } from "./workers.ts";
 
 const KEYED_POLICIES: ReadonlySet<RoutingPolicy> = new Set(["consistent_hashing", "manual"]);
 const ADMIN_TIMEOUT_MS = 10_000;
+const WORKER_CACHE_MS = 5_000;
 
 export class SglangTransport {
   readonly stats: TransportStats = {
@@ -55,6 +56,7 @@ export class SglangTransport {
   private readonly keyed: boolean;
   private readonly maxPromptLength: number | undefined;
   private readonly workerPools = new Map<string, Pool>();
+  private workerCache: { at: number; urls: string[] } | null = null;
   private closed = false;
 
   constructor(opts: SglangTransportOptions) {
@@ -141,7 +143,8 @@ export class SglangTransport {
       if (first) this.sessions.forget(req.sessionId);
       throw err;
     }
-    const payload = JSON.stringify(built.body);
+    let payload = JSON.stringify(built.body);
+    let rid = built.rid;
     const started = performance.now();
     this.stats.calls++;
     for (let attempt = 1; ; attempt++) {
@@ -155,7 +158,7 @@ export class SglangTransport {
           timeoutMs: this.opts.timeoutMs ?? 3_600_000,
           signal: req.signal,
         });
-        const result = this.readReply(reply, built.rid);
+        const result = this.readReply(reply, rid);
         this.stats.succeeded++;
         this.stats.finishReasons[result.finishReason]++;
         return {
@@ -174,8 +177,13 @@ export class SglangTransport {
         }
         this.stats.retries++;
         this.stats.retriesByReason[reason] = (this.stats.retriesByReason[reason] ?? 0) + 1;
-        // A timed-out attempt may still be generating on the server: free its slot first.
-        if (reason === "timeout") void this.abort(built.rid).catch(() => {});
+        if (reason === "timeout") {
+          // The timed-out attempt may still be generating: abort it, and give the retry its own
+          // rid so a late abort cannot hit the new attempt (prefix aborts of the session still do).
+          await this.abort(rid).catch(() => {});
+          rid = `${built.rid}#${attempt + 1}`;
+          payload = JSON.stringify({ ...built.body, rid });
+        }
         try {
           await sleep(backoffDelayMs(attempt, this.retry, err), req.signal);
         } catch (cause) {
@@ -230,8 +238,19 @@ export class SglangTransport {
     await this.broadcastAbort({ rid: "", abort_all: true });
   }
 
-  /** Worker base URLs behind the router, or `[]` when the base URL is a single server. */
+  /**
+   * Worker base URLs behind the router, or `[]` when the base URL is a single server. Cached for
+   * a few seconds: aborting many rollouts at once should not list the workers once per rollout.
+   */
   async listWorkers(): Promise<string[]> {
+    const now = performance.now();
+    if (this.workerCache && now - this.workerCache.at < WORKER_CACHE_MS) return this.workerCache.urls;
+    const urls = await this.fetchWorkers();
+    this.workerCache = { at: now, urls };
+    return urls;
+  }
+
+  private async fetchWorkers(): Promise<string[]> {
     for (const path of WORKER_LIST_PATHS) {
       try {
         const reply = await exchange(this.pool, {

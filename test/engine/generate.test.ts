@@ -169,6 +169,7 @@ test("top_logprobs_num and logprob_start_len add the optional arrays", async () 
 
 const BAD: [string, unknown, RegExp][] = [
   ["no input", { sampling_params: {} }, /^Either text, input_ids or input_embeds should be provided\.$/],
+  ["text and input_ids", { text: "a", input_ids: [1] }, /not both/],
   ["empty input_ids", { input_ids: [] }, /^input_ids cannot be empty\.$/],
   ["empty batch item", { input_ids: [[1], []] }, /input_ids cannot be empty/],
   [

@@ -30,7 +30,14 @@ async function run(steps: Step[], retry = FAST, extra: Record<string, unknown> =
     } catch (e) {
       err = e as Error;
     }
-    return { ok, err, stats: t.stats, requests: server.bodies.length };
+    return {
+      ok,
+      err,
+      stats: t.stats,
+      requests: server.bodies.length,
+      bodies: server.bodies,
+      paths: server.paths,
+    };
   } finally {
     await t.close();
     await server.close();
@@ -100,6 +107,12 @@ test("a stalled server hits the explicit timeout; not retried unless asked", asy
   const again = await run([{ stallMs: 2_000 }], { ...FAST, onTimeout: true }, { timeoutMs: 100 });
   assert.ok(again.ok);
   assert.deepEqual(again.stats.retriesByReason, { timeout: 1 });
+  // The stuck attempt is aborted first and the retry carries its own rid.
+  assert.ok(again.paths.includes("POST /abort_request"));
+  assert.deepEqual(
+    again.bodies.map((b) => (b as { rid: string }).rid),
+    ["s:0", "s:0#2"],
+  );
 });
 
 test("a slow answer within timeoutMs is waited for, not cut or retried", async () => {
