@@ -7,10 +7,13 @@
  * handed to `loadConfig`. Traces are appended as each rollout finishes, so an interrupted or
  * killed run keeps everything that completed, and `--resume DIR` finishes it.
  */
+
+import { setMaxListeners } from "node:events";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { Command } from "commander";
-import { stringify as stringifyToml } from "smol-toml";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { loadConfig } from "../config/index.ts";
 import type { EnvConfig } from "../config/schema.ts";
 import { planResume, type ResumeWork } from "../outputs/resume.ts";
@@ -19,7 +22,7 @@ import type { Summary } from "../outputs/summary.ts";
 import { effectiveTraces } from "../outputs/trace-set.ts";
 import { readTraces, TracesWriter } from "../outputs/traces-file.ts";
 import { positiveInt, resolveTarget, splitArgs, UsageError } from "./args.ts";
-import { type EndpointChoice, openBackend } from "./eval-backend.ts";
+import { BUILTIN_MODEL, type EndpointChoice, openBackend } from "./eval-backend.ts";
 import { Progress } from "./progress.ts";
 
 interface EvalFlags {
@@ -82,46 +85,44 @@ async function plan(
   extra: Record<string, unknown>,
 ): Promise<Plan> {
   if (flags.engine && flags.openai) throw new UsageError("give --engine or --openai, not both");
-  const overrides = { ...extra, ...flagOverrides(flags) };
+  const overrides: Record<string, unknown> = { ...extra, ...flagOverrides(flags) };
+  let source: string | null = null;
+  let resumeDir: string | null = null;
   if (flags.resume) {
-    const saved = join(flags.resume, FILES.config);
-    if (!existsSync(saved)) throw new UsageError(`--resume ${flags.resume}: no ${FILES.config} there`);
+    resumeDir = flags.resume;
+    source = join(resumeDir, FILES.config);
+    if (!existsSync(source)) throw new UsageError(`--resume ${resumeDir}: no ${FILES.config} there`);
     const bad = Object.keys(overrides).filter((k) => FIXED_ON_RESUME.includes(k.split(".")[0]!));
     if (bad.length > 0)
       throw new UsageError(`--resume keeps the run's ${bad.join(", ")}; drop those options`);
-    const config = await loadConfig(saved, overrides);
-    const endpoint = endpointOf(config, flags, (await readRaw(saved))["client"] !== undefined);
-    return { config, endpoint, dir: flags.resume, resumeDir: flags.resume };
+  } else {
+    if (!target) throw new UsageError("name a taskset or a config.toml (or --resume DIR)");
+    const t = resolveTarget(target);
+    if (t.kind === "config") source = t.path;
+    else overrides["taskset.id"] = t.id;
   }
-  if (!target) throw new UsageError("name a taskset or a config.toml (or --resume DIR)");
-  const t = resolveTarget(target);
-  const source = t.kind === "config" ? t.path : null;
-  const withId = t.kind === "taskset" ? { "taskset.id": t.id, ...overrides } : overrides;
-  const fileHasClient = source ? (await readRaw(source))["client"] !== undefined : false;
-  const builtin = !flags.engine && !flags.openai && !fileHasClient && !("client.base_url" in overrides);
-  // With the built-in engine the model is the engine's, unless one was named.
-  const model =
-    builtin && !("model" in withId) && !(source && (await readRaw(source))["model"])
-      ? { model: "envroll-engine/reference" }
-      : {};
-  const config = await loadConfig(source, { ...model, ...withId });
-  return {
-    config,
-    endpoint: endpointOf(config, flags, fileHasClient || !builtin),
-    dir: null,
-    resumeDir: null,
-  };
+  const raw = source ? await readRaw(source) : {};
+  // No client anywhere (flags, TOML, overrides) means the offline quickstart: the built-in engine.
+  const explicitClient =
+    Boolean(flags.engine || flags.openai) ||
+    raw["client"] !== undefined ||
+    Object.keys(overrides).some((k) => k === "client" || k.startsWith("client."));
+  const modelDefault =
+    explicitClient || raw["model"] !== undefined || raw["m"] !== undefined ? {} : { model: BUILTIN_MODEL };
+  const config = await loadConfig(source, { ...modelDefault, ...overrides });
+  const endpoint: EndpointChoice = explicitClient
+    ? { kind: "client", client: config.client }
+    : { kind: "builtin" };
+  return { config, endpoint, dir: resumeDir, resumeDir };
 }
 
+/** The TOML as written (only to see which keys it sets); a broken file is left for loadConfig to report. */
 async function readRaw(path: string): Promise<Record<string, unknown>> {
-  const { readFile } = await import("node:fs/promises");
-  const { parse } = await import("smol-toml");
-  return parse(await readFile(path, "utf8")) as Record<string, unknown>;
-}
-
-function endpointOf(config: EnvConfig, flags: EvalFlags, explicitClient: boolean): EndpointChoice {
-  if (flags.engine || flags.openai || explicitClient) return { kind: "client", client: config.client };
-  return { kind: "builtin" };
+  try {
+    return parseToml(await readFile(path, "utf8")) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }
 
 export async function runEval(
@@ -137,6 +138,8 @@ export async function runEval(
   }
   const backend = await openBackend(config, p.endpoint, (line) => process.stderr.write(`${line}\n`));
   const controller = new AbortController();
+  // Every in-flight rollout listens on this one signal; the default cap of 10 would warn.
+  setMaxListeners(0, controller.signal);
   let signalled: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (signalled) process.exit(sig === "SIGINT" ? 130 : 143); // a second signal: leave now
@@ -153,7 +156,7 @@ export async function runEval(
       p.dir ??
       runFolder(
         config.output_dir ?? "outputs",
-        config.taskset.id,
+        backend.tasksetId,
         config.model,
         config.harness.id,
         newRunId(),
@@ -162,7 +165,7 @@ export async function runEval(
     const previous = p.resumeDir ? readTraces(join(dir, FILES.traces)).traces : [];
     if (!p.resumeDir) {
       const header = [
-        `envroll eval run ${relative(process.cwd(), dir)}; re-run with: envroll eval <this file>`,
+        `envroll eval: the resolved config of run ${dir.split(/[\\/]/).pop()}; re-run with \`npx envroll eval config.toml\``,
         ...(p.endpoint.kind === "builtin"
           ? ["client: none given, so the built-in engine (reference policy) is started"]
           : []),
@@ -201,7 +204,7 @@ export async function runEval(
     progress.stop();
     writer.close();
     const meta = {
-      taskset: config.taskset.id,
+      taskset: backend.tasksetId,
       model: config.model,
       harness: config.harness.id,
       run_id: dir.split(/[\\/]/).pop()!,

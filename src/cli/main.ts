@@ -3,7 +3,10 @@
  * file and registers itself here; the library never imports from src/cli.
  */
 import { Command } from "commander";
+import { registerEvalCommand } from "./eval.ts";
 import { registerExportCommand } from "./export.ts";
+import { registerInitCommand } from "./init.ts";
+import { registerValidateCommand } from "./validate.ts";
 
 const program = new Command();
 program
@@ -13,6 +16,9 @@ program
   .showHelpAfterError();
 
 // Command registrations (one line per command file).
+registerEvalCommand(program);
+registerValidateCommand(program);
+registerInitCommand(program);
 registerExportCommand(program);
 
 try {

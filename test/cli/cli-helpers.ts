@@ -1,0 +1,57 @@
+/** Spawning the real CLI (bin/envroll.mjs) for end-to-end tests. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const BIN = join(ROOT, "bin", "envroll.mjs");
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startCli(args: string[], cwd = ROOT): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr!.on("data", (d) => {
+    stderr += d;
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+export function runCli(args: string[], cwd = ROOT): Promise<CliResult> {
+  return startCli(args, cwd).done;
+}
+
+/** The single run folder under `base` (outputs/<taskset>--<model>--<harness>/<run id>). */
+export function onlyRunDir(base: string): string {
+  const [combo, ...more] = readdirSync(base);
+  if (!combo || more.length) throw new Error(`expected one combo folder in ${base}, got ${readdirSync(base)}`);
+  const [run, ...others] = readdirSync(join(base, combo));
+  if (!run || others.length) throw new Error(`expected one run folder in ${join(base, combo)}`);
+  return join(base, combo, run);
+}
+
+export function lineCount(path: string): number {
+  if (!existsSync(path)) return 0;
+  return readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").length;
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
