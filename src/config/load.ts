@@ -102,7 +102,7 @@ export async function loadConfig(
   options: LoadConfigOptions = {},
 ): Promise<EnvConfig> {
   const raw = applyOverrides(normalizeAliases(await readSource(source)), overrides);
-  if (!isTable(raw["taskset"]) && options.taskset) raw["taskset"] = { id: options.taskset.id };
+  if (raw["taskset"] === undefined && options.taskset) raw["taskset"] = { id: options.taskset.id };
   const ts = raw["taskset"];
   if (ts !== undefined && !isTable(ts))
     throw new ConfigError(`taskset: expected a table, got ${JSON.stringify(ts)}`, { path: "taskset" });

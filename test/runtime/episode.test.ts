@@ -19,7 +19,7 @@ test("retry matching: exclude beats include; empty include means any type", () =
 });
 
 /** Setup fails with the given error names, one per attempt, then succeeds. */
-function flaky(failures: string[]): Taskset & { calls: () => number } {
+function flaky(failures: string[]): Taskset<any, any> & { calls: () => number } {
   let n = 0;
   const ts = defineTaskset({
     id: "flaky",

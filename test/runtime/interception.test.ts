@@ -18,7 +18,7 @@ after(() => server.close());
 
 async function open(
   client: Client,
-  opts: { limits?: RolloutLimits; handlers?: TaskHandlers; task?: any } = {},
+  opts: { limits?: RolloutLimits; handlers?: TaskHandlers<any>; task?: any } = {},
 ) {
   const task = opts.task ?? { idx: 0, prompt: "q" };
   const trace = new Trace(task);

@@ -1,0 +1,205 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { z } from "zod";
+import { loadConfig } from "../../src/config/load.ts";
+import { loadEnvironment } from "../../src/environment.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { defineTaskset } from "../../src/task.ts";
+
+const taskset = defineTaskset({
+  id: "cfg",
+  configSchema: z.object({ split: z.string().default("train"), size: z.int().min(1).default(3) }),
+  defaults: { harness: { id: "null" }, num_rollouts: 4, sampling: { temperature: 0.5 } },
+  load: (c: { size: number }) => Array.from({ length: c.size }, (_, i) => ({ idx: i, prompt: `p${i}` })),
+});
+const T = 'taskset.id = "cfg"\n';
+
+// [what, toml, overrides, the key path or line the error must name]
+const cases: [string, string, Record<string, unknown>, RegExp][] = [
+  [
+    "bad override number",
+    T,
+    { "retries.rollout.max_retries": "3x" },
+    /^retries\.rollout\.max_retries: expected a whole number ≥ 0, got "3x"$/,
+  ],
+  [
+    "negative retries",
+    `${T}retries.rollout.max_retries = -1`,
+    {},
+    /retries\.rollout\.max_retries: expected a whole number ≥ 0, got -1/,
+  ],
+  ["fractional turns", `${T}max_turns = 2.5`, {}, /max_turns: expected a whole number ≥ 1, got 2.5/],
+  ["string turns", `${T}max_turns = "ten"`, {}, /max_turns: expected a whole number ≥ 1, got "ten"/],
+  ["zero rollouts", `${T}num_rollouts = 0`, {}, /num_rollouts: expected a whole number ≥ 1, got 0/],
+  [
+    "alias rollouts wrong type",
+    `${T}r = "many"`,
+    {},
+    /num_rollouts: expected a whole number ≥ 1, got "many"/,
+  ],
+  ["unknown top-level key", `${T}modle = "x"`, {}, /^modle: unknown key \(did you mean "model"\?\)$/],
+  [
+    "unknown nested key",
+    `${T}[timeout]\nrolout = 3`,
+    {},
+    /timeout\.rolout: unknown key \(did you mean "rollout"\?\)/,
+  ],
+  ["unknown retries key", `${T}retries.rollout.retries = 3`, {}, /retries\.rollout\.retries: unknown key/],
+  [
+    "unknown harness key",
+    `${T}harness.comand = ["x"]`,
+    {},
+    /harness\.comand: unknown key \(did you mean "command"\?\)/,
+  ],
+  [
+    "unknown subprocess runtime key",
+    `${T}harness.runtime = { type = "subprocess", image = "x" }`,
+    {},
+    /harness\.runtime\.image: unknown key/,
+  ],
+  [
+    "unknown taskset field",
+    'taskset = { id = "cfg", splt = "x" }',
+    {},
+    /taskset\.splt: unknown key \(did you mean "split"\?\)/,
+  ],
+  [
+    "bad taskset field type",
+    'taskset = { id = "cfg", size = "big" }',
+    {},
+    /taskset\.size: expected number, got "big"/,
+  ],
+  ["missing taskset", 'model = "x"', {}, /^taskset\.id: required/],
+  ["empty taskset id", 'taskset = { id = "" }', {}, /^taskset\.id: required/],
+  ["taskset not a table", 'taskset = "cfg"', {}, /^taskset: expected a table/],
+  ["unknown taskset id", 'taskset = { id = "cgf" }', {}, /taskset\.id: unknown taskset "cgf"/],
+  [
+    "unknown client type",
+    `${T}client = { type = "magic" }`,
+    {},
+    /client\.type: expected one of "eval", "train", got "magic"/,
+  ],
+  [
+    "eval client train key",
+    `${T}client = { type = "eval", renderer = "qwen3" }`,
+    {},
+    /client\.renderer: unknown key/,
+  ],
+  ["bad headers", `${T}client.headers = { a = 1 }`, {}, /client\.headers\.a: expected a string, got 1/],
+  [
+    "bad timeout",
+    `${T}timeout.rollout = -5`,
+    {},
+    /timeout\.rollout: expected a number of seconds > 0 or null, got -5/,
+  ],
+  [
+    "bad temperature",
+    `${T}sampling.temperature = "hot"`,
+    {},
+    /sampling\.temperature: expected number, got "hot"/,
+  ],
+  [
+    "bad max_tokens alias",
+    `${T}sampling.max_completion_tokens = 0`,
+    {},
+    /sampling\.max_tokens: expected a whole number ≥ 1, got 0/,
+  ],
+  ["alias conflict", `${T}n = 2\nnum_tasks = 3`, {}, /^n: is an alias of num_tasks/],
+  ["bad shuffle", `${T}shuffle = "yes"`, {}, /shuffle: expected boolean, got "yes"/],
+  [
+    "include not a list",
+    `${T}retries.rollout.include = "TaskError"`,
+    {},
+    /retries\.rollout\.include: expected an array of strings, got "TaskError"/,
+  ],
+  [
+    "command harness without command",
+    `${T}harness.id = "command"`,
+    {},
+    /harness\.command: required when harness\.id = "command"/,
+  ],
+  [
+    "TOML syntax: unclosed array",
+    `${T}sampling.stop = ["a",\nmax_turns = 3`,
+    {},
+    /^config:3:\d+: TOML syntax error/,
+  ],
+  ["TOML syntax: duplicate key", `${T}max_turns = 1\nmax_turns = 2`, {}, /^config:3:\d+: TOML syntax error/],
+  ["TOML syntax: bare value", `${T}model = deepseek`, {}, /^config:2:\d+: TOML syntax error/],
+  ["malformed override key", T, { "sampling..x": 1 }, /^sampling\.\.x: malformed key/],
+  ["missing config file", "", {}, /cannot read config file/],
+];
+
+// These must go through taskset resolution itself, so no inline taskset is passed.
+const resolvesId = new Set(["unknown taskset id", "missing taskset"]);
+
+test(`${cases.length} malformed configs each name the key or line, as a ConfigError without a stack dump`, async () => {
+  assert.ok(cases.length >= 30);
+  for (const [what, toml, overrides, expected] of cases) {
+    const source = what === "missing config file" ? join(tmpdir(), "no-such-envroll.toml") : toml;
+    const attempt = loadConfig(source, overrides, resolvesId.has(what) ? {} : { taskset });
+    await assert.rejects(
+      attempt,
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError, `${what}: ${String(e)}`);
+        assert.match(e.message, expected, what);
+        assert.doesNotMatch(e.message, /\n\s+at /, `${what}: no stack trace in the message`);
+        return true;
+      },
+      what,
+    );
+  }
+});
+
+test("precedence: CLI overrides > TOML > taskset defaults > built-in defaults; aliases resolve", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "envroll-cfg-"));
+  const file = join(dir, "env.toml");
+  writeFileSync(file, `${T}r = 6\nc = 3\nsampling.max_completion_tokens = 64\n[taskset.task]\njudges = []\n`);
+  const c = await loadConfig(file, { "sampling.temperature": "0.9", n: "2", "taskset.size": 5 }, { taskset });
+  assert.equal(c.num_rollouts, 6, "TOML over taskset default 4");
+  assert.equal(c.max_concurrent, 3);
+  assert.equal(c.num_tasks, 2, "CLI alias n");
+  assert.equal(c.sampling.temperature, 0.9, "CLI over taskset default 0.5");
+  assert.equal(c.sampling.max_tokens, 64);
+  assert.equal(c.harness.id, "null", "taskset default over built-in 'default'");
+  assert.equal(c.harness.runtime.type, "subprocess");
+  assert.equal(c.model, "deepseek/deepseek-v4-flash");
+  assert.deepEqual(c.taskset, { id: "cfg", task: { judges: [] }, split: "train", size: 5 });
+  assert.deepEqual(c.retries.rollout, { max_retries: 0, include: [], exclude: [] });
+  const withCommand = await loadConfig(`${T}harness.command = ["python3", "a.py"]`, {}, { taskset });
+  assert.equal(withCommand.harness.id, "command", "a command implies the command harness");
+  const passthrough = await loadConfig(`${T}sampling.extra_body = { top_k = 2 }`, {}, { taskset });
+  assert.deepEqual(
+    { ...(passthrough.sampling["extra_body"] as object) },
+    { top_k: 2 },
+    "unknown sampling keys pass through",
+  );
+});
+
+test("environment: tasks shuffled with a fixed seed then cut to num_tasks; judges and pairing rejected", async () => {
+  const load = async (toml: string) =>
+    loadEnvironment(await loadConfig(`${T}${toml}`, {}, { taskset }), { taskset });
+  const a = await load("shuffle = true\nnum_tasks = 2\ntaskset.size = 20");
+  const b = await load("shuffle = true\nnum_tasks = 2\ntaskset.size = 20");
+  assert.deepEqual(a.tasks, b.tasks);
+  assert.equal(a.tasks.length, 2);
+  assert.notDeepEqual(
+    a.tasks.map((t) => t.idx),
+    [0, 1],
+  );
+  await assert.rejects(
+    load('taskset.task.judges = [{ id = "rubric" }]'),
+    /taskset\.task\.judges: judges are not implemented/,
+  );
+  const withTools = defineTaskset({ ...taskset, id: "cfg-tools", tools: [] });
+  await assert.rejects(
+    loadEnvironment(await loadConfig(`taskset = { id = "cfg-tools" }`, {}, { taskset: withTools }), {
+      taskset: withTools,
+    }),
+    /harness\.id: taskset "cfg-tools" has tools/,
+  );
+  await assert.rejects(load('harness.id = "nope"'), /harness\.id: unknown harness "nope"/);
+});
