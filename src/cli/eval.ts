@@ -146,8 +146,10 @@ export async function runEval(
     signalled = sig;
     process.stderr.write(`\n${sig}: stopping — aborting in-flight rollouts, keeping finished ones…\n`);
     controller.abort();
-    void backend.abort();
+    // Best effort: the engine may already be gone; close() waits for this before tearing down.
+    aborting = backend.abort().catch(() => {});
   };
+  let aborting: Promise<void> = Promise.resolve();
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   let writer: TracesWriter | null = null;
@@ -193,10 +195,16 @@ export async function runEval(
     progress.start();
     const started = Date.now();
     const w = writer;
+    let cancelled = 0;
     await backend.run(work, {
       concurrency: config.max_concurrent,
       signal: controller.signal,
       onTrace: (trace) => {
+        // A rollout cut short by the interrupt is not a result: leave it out, and resume reruns it.
+        if (signalled && trace.errors.length > 0) {
+          cancelled += 1;
+          return;
+        }
         w.append(trace);
         progress.add(trace.reward, trace.errors.length > 0);
       },
@@ -220,7 +228,8 @@ export async function runEval(
         (t) => t.errors.length === 0,
       ).length;
       process.stderr.write(
-        `interrupted: ${done}/${total} rollouts done in ${dir}\nresume with: npx envroll eval --resume ${dir}\n`,
+        `interrupted: ${done}/${total} rollouts done in ${dir} (${cancelled} in-flight or queued rollout(s) cancelled)\n` +
+          `resume with: npx envroll eval --resume ${dir}\n`,
       );
       return signalled === "SIGINT" ? 130 : 143;
     }
@@ -229,6 +238,7 @@ export async function runEval(
     writer?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    await aborting;
     await backend.close();
   }
 }

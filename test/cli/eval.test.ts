@@ -1,0 +1,115 @@
+/**
+ * End-to-end: the real CLI against the built-in engine. Covers the quickstart's four outputs,
+ * summary/trace agreement, the report in a browser, Ctrl-C, and kill → --resume.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
+import { readTraces } from "../../src/outputs/traces-file.ts";
+import { builtinTasksets } from "../../src/tasksets/index.ts";
+import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
+import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
+import { lineCount, onlyRunDir, runCli, startCli, waitFor } from "./cli-helpers.ts";
+
+const TASKSET = "reverse-text" in builtinTasksets ? "reverse-text" : "./src/tasksets/reverse-text/index.ts";
+
+/** Every (task, rollout) of an n × r run appears exactly once in the file. */
+function assertEachOnce(dir: string, n: number, r: number): void {
+  const { traces, badLines } = readTraces(join(dir, "traces.jsonl"));
+  assert.deepEqual(badLines, []);
+  const keys = traces.map((t) => `${t.task_index}:${t.rollout_index}`);
+  assert.equal(new Set(keys).size, keys.length, "no duplicates");
+  const expected = [];
+  for (let t = 0; t < n; t++) for (let k = 0; k < r; k++) expected.push(`${t}:${k}`);
+  assert.deepEqual([...keys].sort(), expected.sort());
+}
+
+// A slow engine (150 ms per request) so a run can be interrupted midway.
+let slow: EngineHandle;
+before(async () => {
+  slow = await startEngine({ policy: "reference", latencyMs: 150 });
+});
+after(async () => {
+  await slow.close();
+});
+
+const slowArgs = () => [
+  "--engine",
+  slow.url,
+  "-m",
+  "envroll-engine/reference",
+  "--client.renderer",
+  "qwen3",
+  "-c",
+  "2",
+];
+
+test("the offline quickstart writes the four outputs, and the summary agrees with the traces", async (t) => {
+  const out = mkdtempSync(join(tmpdir(), "envroll-eval-"));
+  const res = await runCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stderr, /built-in engine/);
+  assert.match(res.stdout, /pass@4/);
+  const dir = onlyRunDir(out);
+  assert.match(dir, /reverse-text--envroll-engine-reference--null/);
+  for (const f of ["config.toml", "traces.jsonl", "summary.json", "report.html"])
+    assert.ok(existsSync(join(dir, f)), f);
+  assertEachOnce(dir, 8, 4);
+  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+  checkSummaryAgainstTraces(summary, readTraces(join(dir, "traces.jsonl")).traces, 4);
+  assert.deepEqual(Object.keys(summary.pass_at_k), ["1", "2", "4"]);
+
+  const bin = findChromium();
+  if (!bin) return t.skip(CHROMIUM_SKIP);
+  const { dom, console } = renderInChromium(bin, `file://${join(dir, "report.html")}`);
+  assert.deepEqual(console, [], "report.html logs no console errors");
+  assert.match(dom, /id="t-7-3"/);
+});
+
+test("Ctrl-C stops, keeps what finished, writes the summary and exits non-zero", async () => {
+  const out = mkdtempSync(join(tmpdir(), "envroll-sigint-"));
+  const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+  await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 3, 60_000, "first traces");
+  child.kill("SIGINT");
+  const res = await done;
+  assert.equal(res.code, 130, res.stderr);
+  assert.match(res.stderr, /resume with: npx envroll eval --resume /);
+  const dir = onlyRunDir(out);
+  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+  const lines = readTraces(join(dir, "traces.jsonl")).traces;
+  assert.ok(lines.length < 32, "stopped early");
+  checkSummaryAgainstTraces(summary, lines, 4);
+});
+
+test("--resume after a kill -9 finishes the run with every (task, rollout) exactly once", async () => {
+  const out = mkdtempSync(join(tmpdir(), "envroll-resume-"));
+  const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+  await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 6, 60_000, "first traces");
+  child.kill("SIGKILL");
+  await done;
+  const dir = onlyRunDir(out);
+  const before = lineCount(join(dir, "traces.jsonl"));
+  assert.ok(before >= 6 && before < 32, `killed midway (${before} traces)`);
+  const res = await runCli(["eval", "--resume", dir]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stderr, new RegExp(`${before} rollout\\(s\\) done, ${32 - before} to run`));
+  assertEachOnce(dir, 8, 4);
+  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+  assert.equal(summary.num_traces, 32);
+  checkSummaryAgainstTraces(summary, readTraces(join(dir, "traces.jsonl")).traces, 4);
+  // Nothing left to do: a second resume runs nothing and appends nothing.
+  const again = await runCli(["eval", "--resume", dir]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(lineCount(join(dir, "traces.jsonl")), 32);
+});
+
+function tracesPath(out: string): string {
+  try {
+    return join(onlyRunDir(out), "traces.jsonl");
+  } catch {
+    return join(out, "missing");
+  }
+}
