@@ -37,7 +37,8 @@ export function runCli(args: string[], cwd = ROOT): Promise<CliResult> {
 /** The single run folder under `base` (outputs/<taskset>--<model>--<harness>/<run id>). */
 export function onlyRunDir(base: string): string {
   const [combo, ...more] = readdirSync(base);
-  if (!combo || more.length) throw new Error(`expected one combo folder in ${base}, got ${readdirSync(base)}`);
+  if (!combo || more.length)
+    throw new Error(`expected one combo folder in ${base}, got ${readdirSync(base)}`);
   const [run, ...others] = readdirSync(join(base, combo));
   if (!run || others.length) throw new Error(`expected one run folder in ${join(base, combo)}`);
   return join(base, combo, run);
@@ -45,7 +46,9 @@ export function onlyRunDir(base: string): string {
 
 export function lineCount(path: string): number {
   if (!existsSync(path)) return 0;
-  return readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").length;
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "").length;
 }
 
 export async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
