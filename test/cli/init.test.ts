@@ -1,0 +1,47 @@
+/** `envroll init demo` → `envroll validate ./demo` and the scaffold's own `npm test`, in a temp dir. */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { scaffold } from "../../src/cli/init.ts";
+import { ROOT, runCli } from "./cli-helpers.ts";
+
+const HAS_PUBLIC_API = existsSync(join(ROOT, "src", "index.ts"));
+
+test("init refuses bad names and non-empty directories", () => {
+  const dir = mkdtempSync(join(tmpdir(), "envroll-init-"));
+  assert.throws(() => scaffold("Bad Name", { path: dir, link: false }), /invalid name/);
+  scaffold("x", { path: dir, link: false });
+  assert.throws(() => scaffold("x", { path: dir, link: false }), /not empty/);
+});
+
+test("the scaffold lists its files and depends on this envroll checkout", () => {
+  const dir = mkdtempSync(join(tmpdir(), "envroll-init-"));
+  const { files } = scaffold("my-task", { path: dir, link: false });
+  assert.deepEqual(files, ["README.md", "data/tasks.jsonl", "index.ts", "package.json", "rewards.ts", "test/taskset.test.ts"]);
+  const pkg = JSON.parse(readFileSync(join(dir, "my-task", "package.json"), "utf8"));
+  assert.equal(pkg.name, "my-task");
+  assert.match(pkg.dependencies.envroll, /^file:/);
+  assert.match(readFileSync(join(dir, "my-task", "index.ts"), "utf8"), /export interface MyTaskData/);
+});
+
+test("envroll init demo && envroll validate ./demo passes, and so does the scaffold's own test", async (t) => {
+  if (!HAS_PUBLIC_API) return t.skip("src/index.ts (envroll's public API, exporting defineTaskset) is not there yet");
+  const dir = mkdtempSync(join(tmpdir(), "envroll-init-"));
+  const init = await runCli(["init", "demo"], dir);
+  assert.equal(init.code, 0, init.stderr);
+  const validate = await runCli(["validate", "./demo"], dir);
+  assert.equal(validate.code, 0, `${validate.stdout}\n${validate.stderr}`);
+  assert.match(validate.stdout, /✓ dry rollout/);
+  const own = spawnSync("npm", ["test"], { cwd: join(dir, "demo"), encoding: "utf8", timeout: 60_000 });
+  assert.equal(own.status, 0, `${own.stdout}\n${own.stderr}`);
+  assert.match(own.stdout, /# pass 4/);
+});
+
+test("validate reports a broken taskset with ✗ and exit code 1", async () => {
+  const res = await runCli(["validate", "no-such-taskset"]);
+  assert.equal(res.code, 1);
+  assert.match(res.stdout, /✗ config: .*unknown taskset/);
+});
