@@ -95,36 +95,56 @@ export class JinjaRenderer implements Renderer {
 
   /**
    * Renders each prefix `messages[:k+1]` and gives message k the text past the longest common
-   * prefix with the previous render. Within an assistant's part, the text after its generation
-   * prompt up to and including the last stop token is marked sampled (and body).
+   * prefix with the previous render (a template that rewrites history gives the rewritten part
+   * to the later message). Then, on the final text: an assistant's part is sampled (and body)
+   * from after its generation prompt up to and including its last stop token; other messages'
+   * body is where their content string appears in their part.
    */
   private attributeText(messages: readonly RenderMessage[], options: RenderOptions): Segment[] {
     const base = { tools: options.tools, enableThinking: options.enableThinking };
     const owner: number[] = [];
+    const prefixes: string[] = [];
     let prev = "";
+    const claim = (text: string, who: number) => {
+      const common = commonPrefix(prev, text);
+      // History rewritten by the new message (e.g. Qwen3 dropping a think block once an assistant
+      // is no longer last): the old suffix's tail, found again in the new text, marks where the
+      // earlier message's rewritten form ends; it stays with its previous owner.
+      let keepUntil = common;
+      if (common < prev.length) {
+        const anchor = prev.slice(Math.max(common, prev.length - 16));
+        const at = text.indexOf(anchor, common);
+        if (at >= 0) keepUntil = at + anchor.length;
+      }
+      const previousOwner = owner[prev.length - 1];
+      owner.length = common;
+      for (let c = common; c < text.length; c++) owner.push(c < keepUntil ? previousOwner : who);
+      prev = text;
+    };
+    for (let k = 0; k < messages.length; k++) {
+      prefixes.push(prev);
+      claim(this.renderText(messages.slice(0, k + 1), base), k);
+    }
+    const full = options.addGenerationPrompt ? this.renderText(messages, options) : prev;
+    claim(full, -1);
     const sampledRanges: [number, number][] = [];
     const contentRanges: [number, number][] = [];
     for (let k = 0; k < messages.length; k++) {
-      const cur = this.renderText(messages.slice(0, k + 1), base);
-      const common = commonPrefix(prev, cur);
-      owner.length = common;
-      for (let c = common; c < cur.length; c++) owner.push(k);
-      const msg = messages[k];
-      if (msg.role === "assistant") {
-        const opener = this.renderText(messages.slice(0, k), { ...base, addGenerationPrompt: true });
-        const from = cur.startsWith(opener) && opener.length >= common ? opener.length : common;
-        sampledRanges.push([from, this.lastStopEnd(cur, from)]);
+      const start = owner.indexOf(k);
+      if (start < 0) continue;
+      const end = owner.lastIndexOf(k) + 1;
+      const part = full.slice(start, end);
+      if (messages[k].role === "assistant") {
+        const withPrompt = this.renderText(messages.slice(0, k), { ...base, addGenerationPrompt: true });
+        const opener = withPrompt.startsWith(prefixes[k]) ? withPrompt.slice(prefixes[k].length) : "";
+        const from = start + commonPrefix(opener, part);
+        sampledRanges.push([from, this.lastStopEnd(full.slice(0, end), from)]);
       } else {
-        const body = contentText(msg.content);
-        const at = body ? cur.indexOf(body, common) : -1;
-        if (at >= 0) contentRanges.push([at, at + body.length]);
+        const body = contentText(messages[k].content);
+        const at = body ? part.indexOf(body) : -1;
+        if (at >= 0) contentRanges.push([start + at, start + at + body.length]);
       }
-      prev = cur;
     }
-    const full = options.addGenerationPrompt ? this.renderText(messages, options) : prev;
-    const common = commonPrefix(prev, full);
-    owner.length = common;
-    for (let c = common; c < full.length; c++) owner.push(-1);
     return toSegments(full, owner, sampledRanges, contentRanges);
   }
 
@@ -159,7 +179,13 @@ export class JinjaRenderer implements Renderer {
     return { content: text, reasoningContent: reasoning || null, toolCalls };
   }
 
-  bridge(): RenderedTokens | null {
+  /** Always null: see the module comment. */
+  bridge(
+    _prevPromptIds?: number[],
+    _prevCompletionIds?: number[],
+    _newMessages?: RenderMessage[],
+    _options?: { tools?: RenderTool[] | null; enableThinking?: boolean },
+  ): RenderedTokens | null {
     return null;
   }
 
