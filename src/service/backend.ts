@@ -48,6 +48,9 @@ export interface RolloutEnvironment {
 /** Where a request's model calls go (the SGLang router or engine Miles runs). */
 export interface EngineSpec {
   url: string;
+  /** Renderer identity; undefined = the environment config's model. */
+  model?: string;
+  tokenizerPath?: string;
   routingPolicy?: string;
   lora?: string | null;
   maxContextLen?: number;

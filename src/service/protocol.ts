@@ -18,6 +18,10 @@ export const RolloutRequestSchema = z.strictObject({
   /** Rollouts per group (`n_samples_per_prompt` / `n_samples_per_eval_prompt`). */
   n: int.min(1).max(65_536),
   engine_url: z.url({ protocol: /^https?$/ }),
+  /** Renderer identity (Miles: `--sglang-tokenizer-path` or `--hf-checkpoint`); default: the config's model. */
+  model: z.string().min(1).optional(),
+  /** A tokenizer folder (tokenizer.json + tokenizer_config.json) to render with. */
+  tokenizer_path: z.string().min(1).optional(),
   routing_policy: z.string().min(1).optional(),
   lora: z.string().min(1).nullable().default(null),
   /** OpenAI-vocabulary sampling (temperature, top_p, top_k, max_tokens, min_tokens, stop, …). */

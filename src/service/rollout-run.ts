@@ -7,6 +7,7 @@
  * order, like Miles' own loop. When the request is aborted (client gone, `/abort`, fatal
  * conversion error) every unfinished group is handed back to the cursor, never counted as done.
  */
+import { setMaxListeners } from "node:events";
 import type { Sampling } from "../clients/client.ts";
 import { ConversionError, SampleCounter, tracesToGroup } from "../miles/convert.ts";
 import { type GroupElement, groupSamples } from "../miles/sample.ts";
@@ -37,6 +38,8 @@ export type LineWriter = (line: StreamLine) => Promise<boolean>;
 export function engineSpec(req: RolloutRequest): EngineSpec {
   return {
     url: req.engine_url,
+    model: req.model,
+    tokenizerPath: req.tokenizer_path,
     routingPolicy: req.routing_policy,
     lora: req.lora,
     maxContextLen: req.limits.max_context_len,
@@ -75,6 +78,8 @@ export async function runRollout(
   const started = performance.now();
   const train = !req.evaluation;
   const controller = new AbortController();
+  // Every group and rollout of the request listens on this one signal.
+  setMaxListeners(0, controller.signal);
   const onOuter = () => controller.abort();
   if (outer.aborted) controller.abort();
   else outer.addEventListener("abort", onOuter, { once: true });

@@ -56,7 +56,7 @@ def test_over_sampling_with_zero_std_filter_aborts_the_rest(fake_service, tmp_pa
     assert_batch(out.samples, 3, 2)
     kept = task_indices(out.samples)
     assert all(t % 2 == 0 for t in kept)
-    assert out.metrics["rollout/dynamic_filter/drop_zero_std_1"] >= 1
+    assert out.metrics["rollout/dynamic_filter/drop_zero_std_1.0"] >= 1
     # Once the service has wound the aborted request down, the slow task is back in the cursor.
     wait_idle(fn.client)
     state = json.loads((tmp_path / "state" / "cursor-0.json").read_text())

@@ -47,6 +47,8 @@ MILES_DEFAULTS: dict[str, Any] = {
     "eval_max_context_len": None,
     "apply_chat_template_kwargs": None,
     # engines
+    "hf_checkpoint": None,
+    "sglang_tokenizer_path": None,
     "sglang_router_ip": None,
     "sglang_router_port": None,
     "sglang_router_policy": None,
@@ -72,6 +74,7 @@ MILES_DEFAULTS: dict[str, Any] = {
     "envroll_url": None,
     "envroll_dump_dir": None,
     "envroll_state_dir": None,
+    "envroll_eval_config": None,
     "envroll_compact_rollouts": False,
     "envroll_keep_failed_groups": False,
 }

@@ -40,10 +40,18 @@ def serve_command() -> list[str]:
 class ServiceProcess:
     """A running ``envroll serve`` child; ``stop()`` (also at interpreter exit) ends it."""
 
-    def __init__(self, config: str, state_dir: str | None = None, startup_timeout: float = 180.0):
+    def __init__(
+        self,
+        config: str,
+        state_dir: str | None = None,
+        eval_config: str | None = None,
+        startup_timeout: float = 180.0,
+    ):
         cmd = [*serve_command(), "serve", str(config), "--host", "127.0.0.1", "--port", "0"]
         if state_dir:
             cmd += ["--state-dir", str(state_dir)]
+        if eval_config:
+            cmd += ["--eval-config", str(eval_config)]
         self.command = cmd
         self._proc = subprocess.Popen(
             cmd,

@@ -24,6 +24,7 @@ from .train_loop import collect_train
 
 OPTIONS = [
     ("--envroll-config", dict(type=str, default=None, help="envroll env.toml (fallback: ENVROLL_CONFIG)")),
+    ("--envroll-eval-config", dict(type=str, default=None, help="separate env.toml for eval (fallback: ENVROLL_EVAL_CONFIG)")),
     ("--envroll-url", dict(type=str, default=None, help="a running envroll rollout service (fallback: ENVROLL_URL)")),
     ("--envroll-dump-dir", dict(type=str, default=None, help="write every batch as JSON here (fallback: ENVROLL_DUMP_DIR)")),
     ("--envroll-state-dir", dict(type=str, default=None, help="task-cursor state (default: <save>/envroll_state)")),
@@ -71,7 +72,8 @@ class EnvrollRolloutFn:
             config = _opt(self.args, "envroll_config", "ENVROLL_CONFIG")
             if not config:
                 validation.check([("no_config", validation.MESSAGES["no_config"])])
-            self.process = ServiceProcess(config, state_dir(self.args))
+            eval_config = _opt(self.args, "envroll_eval_config", "ENVROLL_EVAL_CONFIG")
+            self.process = ServiceProcess(config, state_dir(self.args), eval_config=eval_config)
             self.client = self.process.client
         self.info = self.client.info()
         try:

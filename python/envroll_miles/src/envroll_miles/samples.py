@@ -23,6 +23,8 @@ def sample_from_dict(data: dict, Sample: type, Status: type) -> Any:
             continue
         if key == "status":
             value = Status(value)
+        elif key == "reward":
+            value = _float_reward(value)
         elif key in _NESTED and isinstance(value, dict):
             current = getattr(sample, key, None)
             if dataclasses.is_dataclass(current):
@@ -32,6 +34,17 @@ def sample_from_dict(data: dict, Sample: type, Status: type) -> Any:
                 continue
         setattr(sample, key, value)
     return sample
+
+
+def _float_reward(value: Any) -> Any:
+    """JSON turns 1.0 into 1; Miles rewards are floats (or dicts of floats)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _float_reward(v) for k, v in value.items()}
+    return value
 
 
 def element_from_wire(element: Any, Sample: type, Status: type) -> Any:

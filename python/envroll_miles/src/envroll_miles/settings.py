@@ -54,6 +54,21 @@ def engine_url(args: Any, evaluation: bool) -> str:
     return f"http://{ip}:{port}"
 
 
+def renderer_identity(args: Any) -> dict:
+    """The model the renderer is chosen for, and a local tokenizer folder when there is one.
+
+    Like the upstream adapter: ``--sglang-tokenizer-path`` (what the engine tokenizes with) first,
+    then ``--hf-checkpoint``. Unset → the environment config's ``model``.
+    """
+    name = getattr(args, "sglang_tokenizer_path", None) or getattr(args, "hf_checkpoint", None)
+    if not name:
+        return {}
+    out = {"model": str(name)}
+    if os.path.isfile(os.path.join(str(name), "tokenizer.json")):
+        out["tokenizer_path"] = os.path.abspath(str(name))
+    return out
+
+
 def concurrency(args: Any) -> int:
     per_engine = _get(args, "sglang_server_concurrency", 512)
     gpus = _get(args, "rollout_num_gpus", 1)
@@ -143,6 +158,7 @@ def rollout_request(args: Any, rollout_id: int, evaluation: bool, count: int | N
             "seed": int(_get(args, "rollout_seed", 42)),
         },
     }
+    body.update(renderer_identity(args))
     policy = getattr(args, "sglang_router_policy", None)
     if policy:
         body["routing_policy"] = policy
