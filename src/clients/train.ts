@@ -6,13 +6,14 @@
  * and by a full render otherwise. The ids go to SGLang's native `/generate`; the sampled ids and
  * their logprobs come back unchanged and are parsed into an assistant message for the program.
  */
+import { pyJsonDumps } from "../renderers/py-json.ts";
 import type { ParsedToolCall, Renderer, RenderTool } from "../renderers/renderer.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
 import type { GenerateResult } from "../transport/types.ts";
 import type { AssistantMessage, FinishReason, Tool, ToolCall } from "../types.ts";
 import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
-import { pythonJsonDumps, rawJsonMember } from "./python-json.ts";
+import { rawJsonMember } from "./json-member.ts";
 
 export interface TrainClientOptions {
   renderer: Renderer;
@@ -155,7 +156,7 @@ function toToolCall(call: ParsedToolCall, index: number): ToolCall {
     const args =
       typeof call.arguments === "string"
         ? call.arguments
-        : (rawJsonMember(call.raw, "arguments") ?? pythonJsonDumps(call.arguments ?? {}));
+        : (rawJsonMember(call.raw, "arguments") ?? pyJsonDumps(call.arguments ?? {}));
     return { id, name: call.name ?? "", arguments: args };
   }
   return { id, name: call.name ?? "", arguments: call.raw };

@@ -1,35 +1,9 @@
 /**
- * JSON text as Python's `json.dumps(obj, ensure_ascii=False)` writes it (", " and ": "
- * separators), which is how chat templates serialize tool-call arguments given as objects.
- * JS numbers cannot tell `1` from `1.0`, so where the model's own text is available
- * (`rawJsonMember`) it is preferred over re-serializing.
+ * The exact source text of one member of a JSON object text. Tool-call arguments are taken
+ * from the model's own text this way, because re-serializing parsed JSON in JavaScript cannot
+ * reproduce every spelling (`1.0` vs `1`, escapes, key order quirks) the model produced.
  */
 
-export function pythonJsonDumps(value: unknown): string {
-  if (value === null || value === undefined) return "null";
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : pyNonFinite(value);
-  if (typeof value === "boolean") return value ? "true" : "false";
-  if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(", ")}]`;
-  if (typeof value === "object") {
-    const parts = Object.entries(value as Record<string, unknown>).map(
-      ([k, v]) => `${JSON.stringify(k)}: ${pythonJsonDumps(v)}`,
-    );
-    return `{${parts.join(", ")}}`;
-  }
-  return JSON.stringify(String(value));
-}
-
-function pyNonFinite(n: number): string {
-  if (Number.isNaN(n)) return "NaN";
-  return n > 0 ? "Infinity" : "-Infinity";
-}
-
-/**
- * The exact source text of a top-level member's value in a JSON object text, e.g. the
- * `arguments` of `{"name": "f", "arguments": {"x": 1.0}}` → `{"x": 1.0}`. Null when the text is
- * not an object or has no such member.
- */
 export function rawJsonMember(text: string, key: string): string | null {
   let i = skipWs(text, 0);
   if (text[i] !== "{") return null;
