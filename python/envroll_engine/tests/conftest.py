@@ -90,8 +90,11 @@ def engine():
 @pytest.fixture(scope="session")
 def twin():
     """The same seeded tiny model loaded in this process, for teacher forcing."""
+    import torch
+
     from envroll_engine.model import load
 
+    torch.set_num_threads(1)  # as the engine and train_check default to; far faster on a busy box
     return load(model_dir=None, tiny=True, seed=SEED)
 
 

@@ -31,7 +31,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--return-original-logprob", action="store_true",
                     help="report log_softmax(logits) instead of log_softmax(logits/temperature), "
                          "like SGLANG_RETURN_ORIGINAL_LOGPROB=True")
-    ap.add_argument("--threads", type=int, default=0, help="torch intra-op threads (0 = torch default)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch intra-op threads (default 1: a tiny model's ops are too small to split, and "
+                         "extra threads were 10-20x slower on a busy 2-core box; 0 = torch default)")
     ap.add_argument("--save-model", metavar="DIR", help="write the loaded model (e.g. --tiny) with "
                     "save_pretrained to DIR and exit")
     return ap.parse_args(argv)

@@ -61,6 +61,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--eps-clip-high", type=float, default=None, help="upper clip (default: --eps-clip)")
     ap.add_argument("--reward-key", default=None, help="key into dict-valued rewards")
     ap.add_argument("--weight-version", default=None, help="version to send (default: current one bumped)")
+    ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (0 = torch default)")
     ap.add_argument("--no-verify-reload", action="store_true",
                     help="skip re-scoring one sample through the engine after the reload")
     return ap.parse_args(argv)
@@ -245,6 +246,8 @@ def run(args) -> tuple[dict, list[str]]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     try:
         stats, errors = run(args)
     except (OSError, ValueError, RuntimeError) as e:
