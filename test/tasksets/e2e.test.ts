@@ -1,0 +1,98 @@
+/**
+ * Every built-in taskset through the real Environment (config → load → rollouts → scoring →
+ * group rewards), answered by the built-in engine's reference solvers.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { loadConfig } from "../../src/config/load.ts";
+import { loadEnvironment } from "../../src/environment.ts";
+import { builtinTasksets } from "../../src/tasksets/index.ts";
+import type { TraceRecord } from "../../src/trace/record.ts";
+import { SolverClient } from "./solver-client.ts";
+
+async function runGroups(id: string, toml: string, groups: number, n: number, seed = 1, tasksetKeys = "") {
+  const config = await loadConfig(`taskset = { id = "${id}"${tasksetKeys} }\n${toml}`);
+  const env = await loadEnvironment(config);
+  const client = new SolverClient(seed);
+  const out: TraceRecord[][] = [];
+  for (let t = 0; t < groups; t++) out.push(await env.runGroup(t, n, { client }));
+  return { env, out, client };
+}
+
+const flat = (g: TraceRecord[][]) => g.flat();
+
+test("registry: the four built-in ids load lazily", async () => {
+  assert.deepEqual(Object.keys(builtinTasksets).sort(), [
+    "code-golf",
+    "guess-number",
+    "reverse-text",
+    "tool-math",
+  ]);
+  for (const [id, load] of Object.entries(builtinTasksets)) assert.equal((await load()).id, id);
+});
+
+test("reverse-text: one turn under the null harness, lcs in [0, 1], mostly exact", async () => {
+  const { env, out, client } = await runGroups(
+    "reverse-text",
+    "num_rollouts = 2",
+    10,
+    2,
+    1,
+    ', split = "test"',
+  );
+  assert.equal(env.harness.id, "null");
+  const traces = flat(out);
+  assert.equal(traces.length, 20);
+  for (const t of traces) {
+    assert.deepEqual(t.errors ?? [], []);
+    assert.ok(t.rewards["lcs"]! >= 0 && t.rewards["lcs"]! <= 1);
+  }
+  assert.ok(traces.filter((t) => t.rewards["lcs"] === 1).length >= 8);
+  assert.equal(client.prompts.length, 20, "exactly one model call per rollout");
+  assert.match(client.prompts[0]!, /^<\|im_start\|>system\nReverse the text character-by-character\./);
+});
+
+test("code-golf: programs run in the sandbox; correct + bonuses within [0, 2]", async () => {
+  const { env, out } = await runGroups("code-golf", "num_rollouts = 4", 5, 4, 7);
+  assert.equal(env.config.harness.runtime.type, "sandbox");
+  for (const group of out) {
+    for (const t of group) {
+      assert.deepEqual(t.errors ?? [], [], JSON.stringify(t.errors));
+      assert.ok(t.reward >= 0 && t.reward <= 2);
+      assert.ok(["passed", "latency"].every((k) => k in t.metrics));
+      assert.equal(t.rewards["correct"], t.metrics["passed"]);
+    }
+    // Passing-only default: a bonus never goes to a failing program.
+    for (const t of group) if (t.metrics["passed"] === 0) assert.equal(t.reward, 0);
+    if (group.some((t) => t.metrics["passed"] === 1))
+      assert.ok(group.some((t) => t.rewards["most_concise"] === 0.5));
+  }
+  const all = flat(out);
+  assert.ok(all.some((t) => t.metrics["passed"] === 1) && all.some((t) => t.metrics["passed"] === 0));
+});
+
+test("tool-math: tool calls executed by the default harness, answers checked", async () => {
+  const { env, out } = await runGroups("tool-math", "num_rollouts = 1", 12, 1, 3);
+  assert.equal(env.harness.id, "default");
+  const traces = flat(out);
+  for (const t of traces) assert.deepEqual(t.errors ?? [], []);
+  const solved = traces.filter((t) => t.rewards["correct"] === 1);
+  assert.ok(solved.length >= 8, `solved ${solved.length}/12`);
+  for (const [i, t] of traces.entries()) {
+    const task = env.tasks[i] as { plan_calls: number };
+    if (t.metrics["tool_calls"]! > 0) assert.equal(t.metrics["tool_calls"], task.plan_calls);
+  }
+});
+
+test("guess-number: the simulated user opens, the stop fires on a hit, reward by guesses used", async () => {
+  const { out } = await runGroups("guess-number", "num_rollouts = 2", 8, 2, 5);
+  const traces = flat(out);
+  for (const t of traces) {
+    assert.deepEqual(t.errors ?? [], []);
+    assert.ok(["guessed", "out_of_guesses"].includes(t.stop_condition!), String(t.stop_condition));
+    const guesses = t.metrics["guesses"]!;
+    if (t.stop_condition === "guessed") assert.equal(t.rewards["win"], 1 - (guesses - 1) / 7);
+    else assert.equal(t.rewards["win"], 0);
+  }
+  assert.ok(traces.filter((t) => t.stop_condition === "guessed").length >= 12);
+});

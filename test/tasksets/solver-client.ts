@@ -1,0 +1,69 @@
+/**
+ * A Client that answers with the built-in engine's reference solvers: messages are rendered in
+ * Qwen3 chat text (the shape the engine decodes), the solver's reply is parsed back into an
+ * assistant message with tool calls. This drives every built-in taskset end to end through the
+ * real Environment without a model.
+ */
+import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
+import { findSolver } from "../../src/engine/policies/reference/index.ts";
+import { hashString, mulberry32 } from "../../src/engine/rng.ts";
+import { type AssistantMessage, contentText, type Message } from "../../src/types.ts";
+
+export function qwenText(messages: readonly Message[]): string {
+  let out = "";
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === "tool") {
+      const parts: string[] = [];
+      for (; i < messages.length && messages[i]!.role === "tool"; i++)
+        parts.push(`<tool_response>\n${contentText(messages[i]!.content)}\n</tool_response>`);
+      i--;
+      out += `<|im_start|>user\n${parts.join("\n")}<|im_end|>\n`;
+      continue;
+    }
+    let body = contentText(m.content);
+    if (m.role === "assistant")
+      for (const c of m.tool_calls ?? [])
+        body += `\n<tool_call>\n{"name": "${c.name}", "arguments": ${c.arguments}}\n</tool_call>`;
+    out += `<|im_start|>${m.role}\n${body}<|im_end|>\n`;
+  }
+  return `${out}<|im_start|>assistant\n`;
+}
+
+export function parseReply(text: string): AssistantMessage {
+  const calls = [...text.matchAll(/<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g)].map((m, i) => {
+    const j = JSON.parse(m[1]!) as { name: string; arguments: unknown };
+    return { id: `call_${i}`, name: j.name, arguments: JSON.stringify(j.arguments) };
+  });
+  const cut = text.indexOf("<tool_call>");
+  const content = (cut >= 0 ? text.slice(0, cut) : text).trim();
+  return calls.length > 0
+    ? { role: "assistant", content, tool_calls: calls }
+    : { role: "assistant", content };
+}
+
+export class SolverClient implements Client {
+  readonly kind = "eval" as const;
+  readonly prompts: string[] = [];
+  private n = 0;
+  constructor(private readonly seed = 1) {}
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const text = qwenText(request.messages);
+    this.prompts.push(text);
+    const solver = findSolver(text);
+    if (!solver) throw new Error(`no reference solver matches:\n${text}`);
+    const reply = solver.solve(text, mulberry32(hashString(text, this.seed + this.n)));
+    const message = parseReply(reply);
+    return {
+      id: `solver-${this.n++}`,
+      model: "reference",
+      message,
+      finishReason: message.tool_calls ? "tool_calls" : "stop",
+      usage: { promptTokens: 10, completionTokens: 5 },
+      tokens: null,
+    };
+  }
+  async abort(): Promise<void> {}
+  async close(): Promise<void> {}
+}
