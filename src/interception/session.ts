@@ -165,6 +165,8 @@ export class RolloutSession<D extends TaskData = TaskData> {
             ? this.answered(program, messages, last)
             : { kind: "stopped", reason: "context_length" };
         }
+        // Whatever the client threw on abort, the cause is the abort (timeout or shutdown).
+        if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted", { cause: e });
         throw asTyped(InterceptionError, "model call", e);
       }
       this.trace.recordTurn(plan, response);

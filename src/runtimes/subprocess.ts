@@ -8,6 +8,7 @@
  * model-written code unless the config forwards them by name.
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -28,6 +29,7 @@ export interface SubprocessOptions {
 export class SubprocessRuntime implements Runtime {
   readonly kind = "subprocess";
   private dir: string | null = null;
+  private started = false;
   private readonly live = new Set<number>();
   private readonly outputLimit: number;
   private readonly forwardEnv: readonly string[];
@@ -37,18 +39,31 @@ export class SubprocessRuntime implements Runtime {
     this.forwardEnv = options.forwardEnv ?? [];
   }
 
+  /**
+   * The directory is created on first use, not in `start()`: most in-process rollouts (a chat
+   * loop scored on its text) never touch the runtime, and a mkdtemp + rm per rollout would be
+   * most of their overhead.
+   */
   get workdir(): string {
-    if (this.dir === null) throw new SandboxError("subprocess runtime used before start()");
+    if (!this.started) throw new SandboxError("subprocess runtime used before start()");
+    this.dir ??= mkdtempSync(join(tmpdir(), "envroll-"));
+    return this.dir;
+  }
+
+  private async ensureDir(): Promise<string> {
+    if (!this.started) throw new SandboxError("subprocess runtime used before start()");
+    this.dir ??= await mkdtemp(join(tmpdir(), "envroll-"));
     return this.dir;
   }
 
   async start(): Promise<void> {
-    if (this.dir === null) this.dir = await mkdtemp(join(tmpdir(), "envroll-"));
+    this.started = true;
   }
 
   async stop(): Promise<void> {
     for (const pid of this.live) killGroup(pid);
     this.live.clear();
+    this.started = false;
     const dir = this.dir;
     this.dir = null;
     if (dir !== null) await rm(dir, { recursive: true, force: true });
@@ -62,12 +77,14 @@ export class SubprocessRuntime implements Runtime {
   }
 
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    await this.ensureDir();
     const full = this.resolvePath(path);
     await mkdir(dirname(full), { recursive: true });
     await writeFile(full, data);
   }
 
   async readFile(path: string): Promise<Uint8Array> {
+    await this.ensureDir();
     return new Uint8Array(await readFile(this.resolvePath(path)));
   }
 
@@ -81,8 +98,9 @@ export class SubprocessRuntime implements Runtime {
     return { ...env, ...extra };
   }
 
-  run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
-    if (argv.length === 0) return Promise.reject(new SandboxError("empty argv"));
+  async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
+    if (argv.length === 0) throw new SandboxError("empty argv");
+    await this.ensureDir();
     const cwd = options.cwd ? this.resolvePath(options.cwd) : this.workdir;
     const started = performance.now();
     return new Promise((resolveRun) => {
