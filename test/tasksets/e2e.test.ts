@@ -79,8 +79,8 @@ test("tool-math: tool calls executed by the default harness, answers checked", a
   const solved = traces.filter((t) => t.rewards["correct"] === 1);
   assert.ok(solved.length >= 8, `solved ${solved.length}/12`);
   for (const [i, t] of traces.entries()) {
-    const task = env.tasks[i] as { plan_calls: number };
-    if (t.metrics["tool_calls"]! > 0) assert.equal(t.metrics["tool_calls"], task.plan_calls);
+    const planCalls = Number(env.tasks[i]!["plan_calls"]);
+    if (t.metrics["tool_calls"]! > 0) assert.equal(t.metrics["tool_calls"], planCalls);
   }
 });
 
