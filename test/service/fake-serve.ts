@@ -5,7 +5,7 @@
  *   node --import tsx test/service/fake-serve.ts serve <fake.json> [--port 0] [--state-dir DIR]
  *
  * fake.json: {num_tasks, num_eval_tasks, delay_ms, slow_tasks: [..], slow_ms, constant_reward_tasks:
- * "odd" | [..], error_tasks: [..], requires_group_scoring, dialect, streaming}
+ * "odd" | [..], error_tasks: [..], error_message, requires_group_scoring, dialect, streaming}
  */
 import { readFileSync } from "node:fs";
 import { startService } from "../../src/service/server.ts";
@@ -29,7 +29,9 @@ const env = new FakeEnv({
   shape: (t, k) => ({
     reward: constant(t) ? 1 : k,
     rewards: { correct: constant(t) ? 1 : k },
-    ...(errors.has(t) ? { errors: [{ type: "ToolsetError", message: "tool crashed" }] } : {}),
+    ...(errors.has(t)
+      ? { errors: [{ type: "ToolsetError", message: cfg.error_message ?? "tool crashed" }] }
+      : {}),
     ...(t % 3 === 2 ? { is_truncated: true, stop_condition: "max_turns" } : {}),
   }),
 });

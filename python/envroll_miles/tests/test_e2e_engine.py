@@ -28,6 +28,7 @@ from envroll_miles.samples import envroll_meta, flatten
 pytestmark = needs_node
 
 REVERSE_TEXT = REPO / "src" / "tasksets" / "reverse-text" / "index.ts"
+TOOL_MATH = REPO / "src" / "tasksets" / "tool-math" / "index.ts"
 CODE_GOLF = REPO / "src" / "tasksets" / "code-golf" / "index.ts"
 ENGINE_CLI = REPO / "test" / "service" / "engine-cli.ts"
 SERVE_CLI = REPO / "test" / "service" / "serve-cli.ts"
@@ -109,6 +110,19 @@ def test_train_batch_meets_the_miles_contract(real_service):
         assert s.response and isinstance(s.prompt, (str, list))
     assert out.metrics["envroll/error_rate"] == 0.0
     assert 0.0 < out.metrics["envroll/reward_mean"] <= 1.0
+
+
+def test_multi_turn_tool_rollouts_mask_tool_tokens(real_service):
+    fn, _ = real_service(taskset=TOOL_MATH, rollout_batch_size=2, n_samples_per_prompt=2)
+    out = train(fn, 0)
+    assert_batch(out.samples, 2, 2)
+    multi = [s for g in out.samples for s in flatten(g) if envroll_meta(s)["num_turns"] > 1]
+    assert multi, "the reference policy made no tool call"
+    for s in multi:
+        # Bridged tool-response tokens stay in the sequence with mask 0 and logprob 0.0.
+        assert 0 < sum(s.loss_mask) < s.response_length
+        assert s.loss_mask[0] == 1 and s.loss_mask[-1] == 1
+        assert all(lp == 0.0 for lp, m in zip(s.rollout_log_probs, s.loss_mask) if not m)
 
 
 def test_over_sampling_filter_aborts_the_rest_and_resume_is_exact(real_service, tmp_path):

@@ -92,6 +92,13 @@ def test_failed_groups_are_dropped_and_counted(fake_service):
     assert envroll_meta(flatten(kept.samples[0])[0])["error"] == "ToolsetError: tool crashed"
 
 
+def test_unsupported_feature_errors_stop_the_step(fake_service):
+    msg = "streaming is not supported in training mode"
+    fn, _ = fake_service({"error_tasks": [1], "error_message": msg}, rollout_batch_size=3)
+    with pytest.raises(RuntimeError, match="envroll_miles: step 0: ToolsetError: streaming is not supported"):
+        train(fn, 0)
+
+
 def test_miles_rm_overrides_environment_reward(fake_service):
     fn, _ = fake_service({}, custom_rm_path="hooks_for_tests.constant_rm")
     assert {s.reward for g in train(fn, 0).samples for s in flatten(g)} == {0.5}

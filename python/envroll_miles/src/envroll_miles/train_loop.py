@@ -16,8 +16,21 @@ from typing import Any
 
 from . import hooks, settings
 from .metrics import drop_metrics, sample_metrics
-from .samples import element_from_wire, flatten
+from .samples import element_from_wire, envroll_meta, flatten
 from .service import ServiceClient
+
+# A trace error with this text is a configuration problem (e.g. a harness that streams), not bad
+# luck: resampling would fail the same way, so it stops the step at once, as upstream does.
+UNSUPPORTED_MARKER = "not supported"
+
+
+def _unsupported_error(group: list) -> str | None:
+    for sample in flatten(group):
+        error = envroll_meta(sample).get("error") or ""
+        if UNSUPPORTED_MARKER in error:
+            return error
+    return None
+
 
 # A step that keeps nothing this many requests in a row is failing, not unlucky (every group is
 # dropped): raise instead of spinning forever.
@@ -59,6 +72,9 @@ async def collect_train(args: Any, client: ServiceClient, types: Any, rollout_id
                 consumed += 1
                 group = [element_from_wire(e, types.Sample, types.Status) for e in line["group"]]
                 reason = line.get("drop_reason")
+                unsupported = _unsupported_error(group) if reason == "trace_error" else None
+                if unsupported:
+                    raise RuntimeError(f"envroll_miles: step {rollout_id}: {unsupported}")
                 if reason == "episode_error" or (reason and not keep_failed):
                     drops[reason] += 1
                     if group:
