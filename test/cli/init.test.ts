@@ -20,7 +20,14 @@ test("init refuses bad names and non-empty directories", () => {
 test("the scaffold lists its files and depends on this envroll checkout", () => {
   const dir = mkdtempSync(join(tmpdir(), "envroll-init-"));
   const { files } = scaffold("my-task", { path: dir, link: false });
-  assert.deepEqual(files, ["README.md", "data/tasks.jsonl", "index.ts", "package.json", "rewards.ts", "test/taskset.test.ts"]);
+  assert.deepEqual(files, [
+    "README.md",
+    "data/tasks.jsonl",
+    "index.ts",
+    "package.json",
+    "rewards.ts",
+    "test/taskset.test.ts",
+  ]);
   const pkg = JSON.parse(readFileSync(join(dir, "my-task", "package.json"), "utf8"));
   assert.equal(pkg.name, "my-task");
   assert.match(pkg.dependencies.envroll, /^file:/);
@@ -28,7 +35,8 @@ test("the scaffold lists its files and depends on this envroll checkout", () => 
 });
 
 test("envroll init demo && envroll validate ./demo passes, and so does the scaffold's own test", async (t) => {
-  if (!HAS_PUBLIC_API) return t.skip("src/index.ts (envroll's public API, exporting defineTaskset) is not there yet");
+  if (!HAS_PUBLIC_API)
+    return t.skip("src/index.ts (envroll's public API, exporting defineTaskset) is not there yet");
   const dir = mkdtempSync(join(tmpdir(), "envroll-init-"));
   const init = await runCli(["init", "demo"], dir);
   assert.equal(init.code, 0, init.stderr);
