@@ -16,6 +16,7 @@ interface EngineCliOptions {
   latencyMs: string;
   tokenLatencyMs: string;
   token?: string;
+  maxRunningRequests?: string;
   seed: string;
   contextLength: string;
   incrementalStreaming?: boolean;
@@ -36,7 +37,8 @@ export function registerEngineCommand(program: Command): void {
       "consistent_hashing",
     )
     .option("--fault-rate <f>", "probability of a fault per /generate request", "0")
-    .option("--faults <list>", "fault kinds: 5xx,429,reset,stall,abort", "5xx,429,reset,stall,abort")
+    .option("--faults <list>", "fault kinds: 5xx,429,408,reset,stall,abort", "5xx,429,408,reset,stall,abort")
+    .option("--max-running-requests <n>", "per-worker limit; beyond it /generate answers 503")
     .option("--latency-ms <m>", "delay before the first token of each request", "0")
     .option("--token-latency-ms <m>", "delay per generated token", "0")
     .option("--token <t>", "require Authorization: Bearer <t> on every endpoint")
@@ -55,6 +57,10 @@ export function registerEngineCommand(program: Command): void {
         latencyMs: Number(o.latencyMs),
         tokenLatencyMs: Number(o.tokenLatencyMs),
         token: o.token,
+        maxRunningRequests:
+          o.maxRunningRequests === undefined
+            ? undefined
+            : int(o.maxRunningRequests, "--max-running-requests"),
         seed: int(o.seed, "--seed"),
         contextLength: int(o.contextLength, "--context-length"),
         incrementalStreaming: o.incrementalStreaming,

@@ -4,21 +4,19 @@
  * rids for abort, a prefix cache for `cached_tokens`, counters.
  */
 import { type FinishReason, type PlannedCompletion, planCompletion } from "./completion.ts";
+import { emitOverTime } from "./emission.ts";
 import { InFlightTable } from "./inflight.ts";
+import { PauseGate } from "./pause.ts";
 import { lastMessage, lastMessageFromIds } from "./policies/chat-prompt.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import type { GenerateJob } from "./request.ts";
 import { hashIds, hashString, mulberry32 } from "./rng.ts";
 import { BadRequest } from "./sampling.ts";
 import { IM_END } from "./special-tokens.ts";
-import type {
-  EngineStats,
-  EngineTokenizer,
-  FaultKind,
-  PolicyContext,
-  PolicyFn,
-  PromptMessage,
-} from "./types.ts";
+import type { EngineStats, EngineTokenizer, PolicyContext, PolicyFn, PromptMessage } from "./types.ts";
+
+/** One worker's counters; faults and per-worker routing are the front server's business. */
+export type CoreStats = Omit<EngineStats, "faults" | "workers">;
 
 export interface CoreOptions {
   tokenizer: EngineTokenizer;
@@ -56,6 +54,7 @@ export interface RunOptions {
 export class EngineCore {
   readonly inflight = new InFlightTable();
   readonly cache = new PrefixCache();
+  readonly gate = new PauseGate();
   weightVersion: string;
   readonly counters = {
     requests: 0,
@@ -63,7 +62,6 @@ export class EngineCore {
     completionTokens: 0,
     aborted: 0,
     errors400: 0,
-    faults: { "5xx": 0, "429": 0, reset: 0, stall: 0, abort: 0 } as Record<FaultKind, number>,
   };
 
   constructor(readonly opts: CoreOptions) {
@@ -155,20 +153,15 @@ export class EngineCore {
     let emitted = cut;
     try {
       const { latencyMs, tokenLatencyMs } = this.opts;
-      if (latencyMs > 0 || tokenLatencyMs > 0 || onProgress) {
-        const interval = Math.max(1, job.sampling.streamInterval ?? 1);
-        emitted = 0;
-        while (emitted < cut && !entry.aborted) {
-          // Wake for the next visible chunk when streaming, else once at the end.
-          const target = onProgress ? Math.min(cut, emitted + interval) : cut;
-          const due = started + latencyMs + target * tokenLatencyMs;
-          const wait = due - performance.now();
-          if (wait > 0) await sleepUnlessWoken(wait, entry);
-          const elapsed = performance.now() - started - latencyMs;
-          const visible = tokenLatencyMs > 0 ? Math.floor(elapsed / tokenLatencyMs) : elapsed >= 0 ? cut : 0;
-          emitted = Math.min(cut, Math.max(emitted, entry.aborted ? visible : target));
-          if (onProgress && emitted > 0 && emitted < cut && !entry.aborted) onProgress(emitted, plan);
-        }
+      if (latencyMs > 0 || tokenLatencyMs > 0 || onProgress || this.gate.paused) {
+        const timing = { latencyMs, tokenLatencyMs, interval: Math.max(1, job.sampling.streamInterval ?? 1) };
+        emitted = await emitOverTime(
+          cut,
+          entry,
+          timing,
+          this.gate,
+          onProgress && ((n) => onProgress(n, plan)),
+        );
       }
       const aborted = entry.aborted || emitted < plan.ids.length;
       const finish: FinishReason = aborted
@@ -205,24 +198,19 @@ export class EngineCore {
     return this.inflight.abort(prefix, all, message);
   }
 
-  stats(): EngineStats {
-    return {
-      ...this.counters,
-      faults: { ...this.counters.faults },
-      inFlight: this.inflight.size,
-      weightVersion: this.weightVersion,
-    };
+  /** `/pause_generation`: `abort` also aborts everything in flight; all modes hold progress. */
+  pause(mode: "abort" | "retract" | "in_place"): void {
+    this.gate.pause();
+    if (mode === "abort") this.abort("", true, "Abort for pause_generation");
+    // Running requests re-check the gate at once instead of at their next token boundary.
+    else this.inflight.wakeAll();
   }
-}
 
-function sleepUnlessWoken(ms: number, entry: { wake: () => void }): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      entry.wake = () => {};
-      resolve();
-    }
-    entry.wake = done;
-  });
+  resume(): void {
+    this.gate.resume();
+  }
+
+  stats(): CoreStats {
+    return { ...this.counters, inFlight: this.inflight.size, weightVersion: this.weightVersion };
+  }
 }

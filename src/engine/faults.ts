@@ -5,10 +5,14 @@
 import { mulberry32, type Rng } from "./rng.ts";
 import type { FaultKind, FaultOptions } from "./types.ts";
 
-export const FAULT_KINDS: readonly FaultKind[] = ["5xx", "429", "reset", "stall", "abort"];
+export const FAULT_KINDS: readonly FaultKind[] = ["5xx", "429", "408", "reset", "stall", "abort"];
+
+export function emptyFaultCounts(): Record<FaultKind, number> {
+  return { "5xx": 0, "429": 0, "408": 0, reset: 0, stall: 0, abort: 0 };
+}
 
 export class FaultInjector {
-  readonly counts: Record<FaultKind, number> = { "5xx": 0, "429": 0, reset: 0, stall: 0, abort: 0 };
+  readonly counts = emptyFaultCounts();
   private readonly rng: Rng;
 
   constructor(private readonly opts: FaultOptions) {

@@ -42,7 +42,12 @@ export async function applyFault(
       });
       return true;
     case "429":
+      // What the gateway answers when its queue is full …
       sendJson(res, 429, errorBody("injected fault: too many requests"));
+      return true;
+    case "408":
+      // … and when a request waited in its queue too long.
+      sendJson(res, 408, errorBody("injected fault: request timed out in queue"));
       return true;
     case "reset":
       req.socket.destroy();

@@ -3,8 +3,8 @@
  * `startEngine` runs one worker, or K workers behind a consistent-hash router, in this process.
  */
 import { loadTokenizer } from "../tokenizer/index.ts";
-import { EngineCore } from "./core.ts";
-import { FaultInjector } from "./faults.ts";
+import { type CoreStats, EngineCore } from "./core.ts";
+import { emptyFaultCounts, FaultInjector } from "./faults.ts";
 import { isLoopback } from "./http-util.ts";
 import { policyName, resolvePolicy } from "./policies/index.ts";
 import { startRouter } from "./router.ts";
@@ -60,8 +60,10 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EngineHandl
   let perWorker: number[] | null = null;
   let workerUrls: string[] = [];
   const stats = (): EngineStats => {
-    const merged = cores.map((c) => c.stats()).reduce(mergeStats);
-    if (faults) merged.faults = { ...faults.counts };
+    const merged: EngineStats = {
+      ...cores.map((c) => c.stats()).reduce(mergeStats),
+      faults: faults ? { ...faults.counts } : emptyFaultCounts(),
+    };
     if (perWorker) merged.workers = workerUrls.map((url, i) => ({ url, requests: perWorker?.[i] ?? 0 }));
     return merged;
   };
@@ -72,6 +74,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EngineHandl
     stallMs,
     incrementalStreaming: opts.incrementalStreaming ?? false,
     modelName,
+    maxRunningRequests: opts.maxRunningRequests ?? Number.POSITIVE_INFINITY,
   };
 
   if (workerCount === 0) {
@@ -136,14 +139,13 @@ function handle(
   };
 }
 
-function mergeStats(a: EngineStats, b: EngineStats): EngineStats {
+function mergeStats(a: CoreStats, b: CoreStats): CoreStats {
   return {
     requests: a.requests + b.requests,
     generated: a.generated + b.generated,
     completionTokens: a.completionTokens + b.completionTokens,
     aborted: a.aborted + b.aborted,
     errors400: a.errors400 + b.errors400,
-    faults: a.faults,
     inFlight: a.inFlight + b.inFlight,
     weightVersion: a.weightVersion,
   };

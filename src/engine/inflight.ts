@@ -38,6 +38,10 @@ export class InFlightTable {
     return n;
   }
 
+  wakeAll(): void {
+    for (const e of this.entries) e.wake();
+  }
+
   get size(): number {
     return this.entries.size;
   }

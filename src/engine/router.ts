@@ -156,6 +156,8 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
       case "POST /abort_request":
       case "POST /update_weight_version":
       case "POST /flush_cache":
+      case "POST /pause_generation":
+      case "POST /continue_generation":
       case "GET /flush_cache":
         return fanOut(req, res, path, method === "POST" ? await readBody(req, cfg.bodyLimit) : undefined);
       case "GET /get_model_info":

@@ -24,6 +24,7 @@ export interface WorkerConfig {
   onRequest: EngineOptions["onRequest"];
   /** Extra GET routes (the engine's stats endpoint), answered after auth. */
   extraGet?: Record<string, () => unknown>;
+  maxRunningRequests: number;
 }
 
 export interface RunningServer {
@@ -111,6 +112,16 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
         : undefined;
       const fault = injected ?? cfg.faults?.draw() ?? null;
       if (await applyFault(fault, req, res, genCtx)) return;
+      if (core.inflight.size >= cfg.maxRunningRequests) {
+        // SGLang's shape for a scheduler-side abort with status 503 (overload / queue limits).
+        return sendJson(res, 503, {
+          object: "error",
+          message: "The server is overloaded: too many running requests.",
+          type: "503",
+          param: null,
+          code: 503,
+        });
+      }
       return handleGenerate(body, fault, res, genCtx);
     }
     if (method === "GET" && cfg.extraGet?.[path]) return sendJson(res, 200, cfg.extraGet[path]());
@@ -151,6 +162,18 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
           new_version: b.new_version,
         });
       }
+      case "POST /pause_generation": {
+        const b = (await readJson(req, cfg.bodyLimit)) as { mode?: unknown };
+        const mode = b.mode ?? "abort";
+        if (mode !== "abort" && mode !== "retract" && mode !== "in_place") {
+          throw new BadRequest(`mode must be abort, retract or in_place, got ${JSON.stringify(mode)}`);
+        }
+        core.pause(mode);
+        return sendJson(res, 200, { message: "Generation paused successfully.", status: "ok" });
+      }
+      case "POST /continue_generation":
+        core.resume();
+        return sendJson(res, 200, { message: "Generation continued successfully.", status: "ok" });
       case "GET /flush_cache":
       case "POST /flush_cache":
         if (core.inflight.size > 0)

@@ -35,7 +35,7 @@ export type PolicyReply = string | { text: string } | { ids: number[] };
 export type PolicyFn = (ctx: PolicyContext) => PolicyReply;
 
 /** Fault kinds the engine can inject on /generate. */
-export type FaultKind = "5xx" | "429" | "reset" | "stall" | "abort";
+export type FaultKind = "5xx" | "429" | "408" | "reset" | "stall" | "abort";
 
 export interface FaultOptions {
   /** Probability per /generate request, drawn from a seeded stream in arrival order. */
@@ -72,6 +72,8 @@ export interface EngineOptions {
   returnOriginalLogprob?: boolean;
   /** How long a `stall` fault holds a request before dropping the socket (default 600 s). */
   stallMs?: number;
+  /** Requests one worker runs at once; beyond it /generate answers 503 (queue full). Default unlimited. */
+  maxRunningRequests?: number;
   /** Label returned in `weight_version` until updated (default `default`). */
   weightVersion?: string;
   /** Served model name (`/v1/models`, `/get_model_info`). */

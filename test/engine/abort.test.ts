@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startEngine } from "../../src/engine/index.ts";
+import { until, untilInFlight } from "./wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(30).fill(9707), 151645, 198, 151644, 77091, 198];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function post(url: string, path: string, body: unknown) {
   return fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body) });
@@ -23,7 +23,7 @@ test("abort by rid prefix: the matching requests return 200, finish abort, parti
   try {
     const rids = ["roll-1:0", "roll-1:1", "roll-10:0", "roll-2:0"];
     const pending = rids.map((rid) => generate(engine.url, rid));
-    await sleep(50);
+    await untilInFlight(engine, 4);
     const res = await post(engine.url, "/abort_request", { rid: "roll-1:" });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), "");
@@ -52,11 +52,11 @@ test("an empty rid without abort_all aborts nothing; abort_all aborts everything
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
     const a = generate(engine.url, "a");
-    await sleep(30);
+    await untilInFlight(engine, 1);
     await post(engine.url, "/abort_request", { rid: "" });
     assert.equal((await a).meta_info.finish_reason.type, "stop");
     const pending = ["x", "y"].map((rid) => generate(engine.url, rid));
-    await sleep(30);
+    await untilInFlight(engine, 2);
     await post(engine.url, "/abort_request", { rid: "", abort_all: true });
     for (const r of await Promise.all(pending)) assert.equal(r.meta_info.finish_reason.type, "abort");
   } finally {
@@ -68,7 +68,7 @@ test("/update_weight_version sets the label and aborts in-flight requests by def
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
     const inflight = generate(engine.url, "w");
-    await sleep(30);
+    await untilInFlight(engine, 1);
     const res = await post(engine.url, "/update_weight_version", { new_version: "step-7" });
     const body = (await res.json()) as Record<string, unknown>;
     assert.deepEqual([body.success, body.new_version], [true, "step-7"]);
@@ -77,7 +77,7 @@ test("/update_weight_version sets the label and aborts in-flight requests by def
     assert.equal((await generate(engine.url, "after")).meta_info.weight_version, "step-7");
     // abort_all_requests: false keeps requests running.
     const kept = generate(engine.url, "kept");
-    await sleep(30);
+    await untilInFlight(engine, 1);
     await post(engine.url, "/update_weight_version", { new_version: "step-8", abort_all_requests: false });
     const k = await kept;
     assert.equal(k.meta_info.finish_reason.type, "stop");
@@ -87,22 +87,21 @@ test("/update_weight_version sets the label and aborts in-flight requests by def
   }
 });
 
-test("a client that disconnects aborts its request", async () => {
+test("a client that disconnects aborts its request; others are unaffected", async () => {
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
     const ac = new AbortController();
-    const p = post(engine.url, "/generate", { input_ids: PROMPT, rid: "gone" }).catch(() => null);
-    void p;
-    const q = fetch(`${engine.url}/generate`, {
+    const stays = generate(engine.url, "stays");
+    const leaver = fetch(`${engine.url}/generate`, {
       method: "POST",
       body: JSON.stringify({ input_ids: PROMPT, rid: "leaver" }),
       signal: ac.signal,
     }).catch(() => null);
-    await sleep(30);
+    await untilInFlight(engine, 2);
     ac.abort();
-    await q;
-    await p;
-    await sleep(10);
+    assert.equal(await leaver, null);
+    await until(() => engine.stats().aborted === 1);
+    assert.equal((await stays).meta_info.finish_reason.type, "stop");
     assert.equal(engine.stats().aborted, 1);
     assert.equal(engine.stats().inFlight, 0);
   } finally {

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startEngine } from "../../src/engine/index.ts";
 import { SglangTransport } from "../../src/transport/index.ts";
+import { untilInFlight } from "../engine/wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(40).fill(9707), 151645, 198, 151644, 77091, 198];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 for (const workers of [0, 3]) {
   test(`abortSession stops one rollout and leaves the others running (workers=${workers})`, async () => {
@@ -18,7 +18,7 @@ for (const workers of [0, 3]) {
       const pending = sessions.map((s) =>
         t.generate({ inputIds: PROMPT, sessionId: s, stopTokenIds: [151645] }),
       );
-      await sleep(60);
+      await untilInFlight(engine, 4);
       await t.abortSession("beta");
       const results = await Promise.all(pending);
       const byName = Object.fromEntries(sessions.map((s, i) => [s, results[i]]));
@@ -45,7 +45,7 @@ test("abortAll reaches every worker behind the router", async () => {
   try {
     assert.deepEqual(await t.listWorkers(), engine.workerUrls);
     const pending = Array.from({ length: 9 }, (_, i) => t.generate({ inputIds: PROMPT, sessionId: `s${i}` }));
-    await sleep(50);
+    await untilInFlight(engine, 9);
     await t.abortAll();
     const results = await Promise.all(pending);
     assert.deepEqual(
