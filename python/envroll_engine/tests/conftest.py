@@ -51,40 +51,56 @@ class EngineClient:
         return out
 
 
-def start_engine(*extra: str) -> tuple[subprocess.Popen, EngineClient]:
-    cmd = [sys.executable, "-m", "envroll_engine", "--tiny", "--seed", str(SEED), "--port", "0", *extra]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    line_box: list[str] = []
+class Spawned:
+    """An engine subprocess that may still be starting; ready() waits for its listening line."""
 
-    def read_first_line():
-        for line in proc.stdout:  # keep draining so the child never blocks on a full pipe
-            if not line_box and "listening on" in line:
-                line_box.append(line.strip())
+    def __init__(self, *extra: str):
+        cmd = [sys.executable, "-m", "envroll_engine", "--tiny", "--seed", str(SEED), "--port", "0", *extra]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self._line: list[str] = []
+        threading.Thread(target=self._drain, daemon=True).start()
 
-    threading.Thread(target=read_first_line, daemon=True).start()
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not line_box:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise RuntimeError(f"engine did not start (rc={proc.returncode})")
-        time.sleep(0.05)
-    return proc, EngineClient(line_box[0].rsplit(" ", 1)[-1])
+    def _drain(self):
+        for line in self.proc.stdout:  # keep draining so the child never blocks on a full pipe
+            if not self._line and "listening on" in line:
+                self._line.append(line.strip())
 
+    def ready(self) -> EngineClient:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not self._line:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                raise RuntimeError(f"engine did not start (rc={self.proc.returncode})")
+            time.sleep(0.05)
+        return EngineClient(self._line[0].rsplit(" ", 1)[-1])
 
-def stop_engine(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
 
 @pytest.fixture(scope="session")
-def engine():
+def _spawned():
+    """Both engines start at once: their imports and model builds overlap on the two cores."""
+    procs = {"engine": Spawned(), "trainee": Spawned("--weight-version", "0")}
+    yield procs
+    for p in procs.values():
+        p.stop()
+
+
+@pytest.fixture(scope="session")
+def engine(_spawned):
     """Pristine tiny engine; tests using it must not change its weights."""
-    proc, client = start_engine()
-    yield client
-    stop_engine(proc)
+    return _spawned["engine"].ready()
+
+
+@pytest.fixture(scope="session")
+def trainee(_spawned):
+    """Tiny engine whose weights the training tests move step by step."""
+    return _spawned["trainee"].ready()
 
 
 @pytest.fixture(scope="session")

@@ -20,17 +20,8 @@ from envroll_engine.grpo import group_advantages, ppo_clip_loss
 from envroll_engine.model import save
 from envroll_engine.scoring import token_logprobs
 
-from conftest import start_engine, stop_engine
-
 PROMPTS = [[151644, 872, 198, 9707 + g, 151645, 198, 151644, 77091, 198] for g in range(2)]
 ENV_TURN = [151645, 198, 151644, 872, 198, 14990, 151645, 198, 151644, 77091, 198]  # tool/user reply
-
-
-@pytest.fixture(scope="module")
-def trainee():
-    proc, client = start_engine("--weight-version", "0")
-    yield client
-    stop_engine(proc)
 
 
 def sample_turn(engine, prompt, seed, temperature):
