@@ -185,3 +185,44 @@ test("toy render sanity: the sampled assistant tokens re-render identically", ()
   const r = toyRender([user("x"), m]);
   assert.deepEqual(r.ids.slice(-5), [1002, 104, 105, END, 1002]);
 });
+
+test("end to end with token ids: each turn after a tool result gets `previous`, and the branch is exact", async () => {
+  const { defineTaskset } = await import("../../src/task.ts");
+  const { envFor } = await import("./helpers/env.ts");
+  const { callTool } = await import("./helpers/scripted-client.ts");
+  const ts = defineTaskset({
+    id: "tok",
+    load: () => [{ idx: 0, system_prompt: "s", prompt: "count" }],
+    tools: [
+      {
+        name: "inc",
+        description: "",
+        parameters: { type: "object" },
+        execute: (a: { n: number }) => String(a.n + 1),
+      },
+    ],
+  });
+  const client = new ScriptedClient(
+    (m) => (m.length < 6 ? callTool("inc", { n: m.length }, `c${m.length}`) : say("done")),
+    { tokens: true },
+  );
+  const [r] = await (await envFor(ts)).runGroup(0, 1, { client });
+  assert.equal(r!.num_turns, 3);
+  assert.equal(client.requests[0]!.previous, null);
+  for (let i = 1; i < client.requests.length; i++) {
+    const prev = client.requests[i]!.previous!;
+    assert.ok(prev, `turn ${i} is bridgeable`);
+    assert.deepEqual(
+      prev.newMessages.map((m) => m.role),
+      ["tool"],
+    );
+    assert.deepEqual(prev.promptIds, toyRender(client.requests[i - 1]!.messages).ids);
+  }
+  assert.equal(r!.branches.length, 1);
+  const last = client.requests.at(-1)!;
+  const lastRender = toyRender(last.messages).ids;
+  const completion = r!.branches[0]!.token_ids.slice(lastRender.length);
+  assert.deepEqual(r!.branches[0]!.token_ids.slice(0, lastRender.length), lastRender);
+  assert.equal(completion.at(-1), END);
+  assert.ok(r!.branches[0]!.sampled_mask.slice(lastRender.length).every(Boolean));
+});
