@@ -108,3 +108,48 @@ test("a client that disconnects aborts its request; others are unaffected", asyn
     await engine.close();
   }
 });
+
+test("pause_generation in_place freezes progress until continue_generation; abort mode aborts", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 2 });
+  try {
+    const running = generate(engine.url, "p1");
+    await untilInFlight(engine, 1, 10);
+    const paused = await post(engine.url, "/pause_generation", { mode: "in_place" });
+    assert.deepEqual(await paused.json(), { message: "Generation paused successfully.", status: "ok" });
+    const queued = generate(engine.url, "p2");
+    await untilInFlight(engine, 2, 150);
+    // Nothing finishes while paused, even though both replies need well under 150 ms.
+    assert.equal(engine.stats().generated, 0);
+    await post(engine.url, "/continue_generation", {});
+    const [a, b] = await Promise.all([running, queued]);
+    assert.equal(a.meta_info.finish_reason.type, "stop");
+    assert.equal(b.meta_info.finish_reason.type, "stop");
+    assert.ok(a.meta_info.e2e_latency >= 0.15, `e2e ${a.meta_info.e2e_latency}`);
+
+    const victim = generate(engine.url, "p3");
+    await untilInFlight(engine, 1);
+    await post(engine.url, "/pause_generation", { mode: "abort" });
+    assert.equal((await victim).meta_info.finish_reason.type, "abort");
+    await post(engine.url, "/continue_generation", {});
+    assert.equal((await generate(engine.url, "p4")).meta_info.finish_reason.type, "stop");
+    assert.equal((await post(engine.url, "/pause_generation", { mode: "nap" })).status, 400);
+  } finally {
+    await engine.close();
+  }
+});
+
+test("max_running_requests: beyond the limit /generate answers 503 in SGLang's overload shape", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 4, maxRunningRequests: 2 });
+  try {
+    const pending = ["q1", "q2"].map((rid) => generate(engine.url, rid));
+    await untilInFlight(engine, 2, 0);
+    const res = await post(engine.url, "/generate", { input_ids: PROMPT });
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.deepEqual([body.object, body.code, body.type], ["error", 503, "503"]);
+    await Promise.all(pending);
+    assert.equal((await post(engine.url, "/generate", { input_ids: PROMPT })).status, 200);
+  } finally {
+    await engine.close();
+  }
+});

@@ -193,3 +193,49 @@ test("bearer token is sent when configured", async () => {
   const { headers } = await capture({ apiKey: "k1" }, { inputIds: PROMPT, sessionId: "s" });
   assert.equal(headers.authorization, "Bearer k1");
 });
+
+test("every routing × LoRA × seed combination puts exactly the expected body and headers on the wire", async () => {
+  let combos = 0;
+  for (const routingPolicy of ["cache_aware", "consistent_hashing", "manual"] as const) {
+    for (const lora of [null, "miles_lora"]) {
+      for (const seed of [undefined, 7]) {
+        const { body, headers } = await capture(
+          { routingPolicy, lora, contextLength: 1000, maxResponseLength: 64 },
+          {
+            inputIds: PROMPT,
+            sessionId: "grp-3/r1",
+            turn: 2,
+            sampling: { temperature: 1, top_p: 1, seed },
+            stopTokenIds: STOPS,
+          },
+        );
+        const sampling: Record<string, unknown> = { temperature: 1, top_p: 1 };
+        if (seed !== undefined) sampling.sampling_seed = seed;
+        Object.assign(sampling, {
+          max_new_tokens: 64,
+          stop_token_ids: STOPS,
+          skip_special_tokens: false,
+          no_stop_trim: true,
+          spaces_between_special_tokens: false,
+          n: 1,
+        });
+        const expected: Record<string, unknown> = {
+          input_ids: PROMPT,
+          sampling_params: sampling,
+          return_logprob: true,
+          rid: "grp-3/r1:2",
+        };
+        if (lora) expected.lora_path = lora;
+        const label = `${routingPolicy}/${lora}/${seed}`;
+        assert.deepEqual(body, expected, label);
+        assert.equal(
+          headers["x-smg-routing-key"],
+          routingPolicy === "cache_aware" ? undefined : "grp-3/r1",
+          label,
+        );
+        combos++;
+      }
+    }
+  }
+  assert.equal(combos, 12);
+});
