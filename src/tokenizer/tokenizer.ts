@@ -6,6 +6,7 @@
 import { type AddedTokenJson, AddedTokenMatcher } from "./added-tokens.ts";
 import { type BpeModelJson, BytePairModel } from "./bpe.ts";
 import { tokenStringToBytes } from "./byte-level.ts";
+import { pieceOffsets, remapOffsets } from "./offsets.ts";
 import { compileSplitPattern, splitPieces } from "./pretokenize.ts";
 
 /** Token ids with [start, end) UTF-16 offsets into the encoded text. */
@@ -23,6 +24,9 @@ interface TokenizerJson {
 }
 
 const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
+const NEEDS_NFC_CHECK = /[\u0300-\uffff]/;
+/** Bound on the chunk cache (total cached characters) before it is dropped and refilled. */
+const CHUNK_CACHE_CHARS = 32_000_000;
 
 export class BpeTokenizer {
   readonly chatTemplate: string | null;
@@ -36,6 +40,9 @@ export class BpeTokenizer {
   private readonly nfc: boolean;
   private readonly tokenBytes: (Uint8Array | undefined)[] = [];
   private readonly scratch: number[] = [];
+  private readonly chunkCache = new Map<string, EncodingWithOffsets>();
+  private chunkCacheChars = 0;
+  private readonly byteLen = (id: number): number => this.bytesOf(id).length;
 
   constructor(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>) {
     const tj = tokenizerJson as TokenizerJson;
@@ -59,7 +66,9 @@ export class BpeTokenizer {
     const ids: number[] = [];
     this.added.scan(
       text,
-      (s, e) => this.encodePlain(text.slice(s, e), ids, null, null, 0),
+      (s, e) => {
+        for (const id of this.encodeChunk(text.slice(s, e)).ids) ids.push(id);
+      },
       (id) => ids.push(id),
     );
     return ids;
@@ -69,7 +78,14 @@ export class BpeTokenizer {
     const out: EncodingWithOffsets = { ids: [], starts: [], ends: [] };
     this.added.scan(
       text,
-      (s, e) => this.encodePlain(text.slice(s, e), out.ids, out.starts, out.ends, s),
+      (s, e) => {
+        const chunk = this.encodeChunk(text.slice(s, e));
+        for (let i = 0; i < chunk.ids.length; i++) {
+          out.ids.push(chunk.ids[i]);
+          out.starts.push(s + chunk.starts[i]);
+          out.ends.push(s + chunk.ends[i]);
+        }
+      },
       (id, s, e) => {
         out.ids.push(id);
         out.starts.push(s);
@@ -79,40 +95,32 @@ export class BpeTokenizer {
     return out;
   }
 
-  /** Encodes text containing no added token; offsets (if wanted) are shifted by `base`. */
-  private encodePlain(
-    raw: string,
-    ids: number[],
-    starts: number[] | null,
-    ends: number[] | null,
-    base: number,
-  ): void {
-    const text = this.nfc ? raw.normalize("NFC") : raw;
+  /**
+   * Ids and offsets of a span containing no added token, cached per span text: a rollout
+   * re-renders the same history every turn, so most spans were encoded before.
+   */
+  private encodeChunk(raw: string): EncodingWithOffsets {
+    const hit = this.chunkCache.get(raw);
+    if (hit !== undefined) return hit;
+    // Below U+0300 nothing composes under NFC, so most text skips the normalizer.
+    const text = this.nfc && NEEDS_NFC_CHECK.test(raw) ? raw.normalize("NFC") : raw;
     const pieces = this.scratch;
     pieces.length = 0;
     splitPieces(this.splitRe, text, pieces);
-    const remap = starts !== null && text !== raw ? new OffsetRemap(raw, text) : null;
+    const out: EncodingWithOffsets = { ids: [], starts: [], ends: [] };
     for (let p = 0; p < pieces.length; p += 2) {
       const ps = pieces[p];
       const pe = pieces[p + 1];
-      const pieceIds = this.model.encodePiece(text.slice(ps, pe));
-      if (starts === null || ends === null) {
-        for (const id of pieceIds) ids.push(id);
-        continue;
-      }
-      pieceOffsets(
-        text,
-        ps,
-        pe,
-        pieceIds,
-        (id) => this.bytesOf(id).length,
-        (id, s, e) => {
-          ids.push(id);
-          starts.push(base + (remap ? remap.map(s) : s));
-          ends.push(base + (remap ? remap.map(e) : e));
-        },
-      );
+      pieceOffsets(text, ps, pe, this.model.encodePiece(text.slice(ps, pe)), this.byteLen, out);
     }
+    if (text !== raw) remapOffsets(raw, text, out);
+    this.chunkCacheChars += raw.length;
+    if (this.chunkCacheChars > CHUNK_CACHE_CHARS) {
+      this.chunkCache.clear();
+      this.chunkCacheChars = raw.length;
+    }
+    this.chunkCache.set(raw, out);
+    return out;
   }
 
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string {
@@ -165,61 +173,6 @@ export class BpeTokenizer {
       this.tokenBytes[id] = b;
     }
     return b;
-  }
-}
-
-/**
- * Emits each token of one pre-token with UTF-16 offsets. A token that ends inside a multi-byte
- * character owns that character's end (its start is the character holding its first byte).
- */
-function pieceOffsets(
-  text: string,
-  ps: number,
-  pe: number,
-  pieceIds: readonly number[],
-  byteLen: (id: number) => number,
-  emit: (id: number, start: number, end: number) => void,
-): void {
-  let ci = ps; // UTF-16 index of the code point holding the current byte
-  let cpByte = 0; // bytes already consumed of that code point
-  for (const id of pieceIds) {
-    const start = ci;
-    let n = byteLen(id);
-    while (n > 0 && ci < pe) {
-      const cp = text.codePointAt(ci)!;
-      const cpLen = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-      const take = Math.min(n, cpLen - cpByte);
-      n -= take;
-      cpByte += take;
-      if (cpByte === cpLen) {
-        ci += cp > 0xffff ? 2 : 1;
-        cpByte = 0;
-      }
-    }
-    const end = cpByte > 0 ? ci + ((text.codePointAt(ci) ?? 0) > 0xffff ? 2 : 1) : ci;
-    emit(id, start, end);
-  }
-}
-
-/**
- * Maps offsets in NFC-normalized text back to the raw text (rare path: only when NFC changed
- * something). Uses the shortest raw prefix whose normalization reaches the offset.
- */
-class OffsetRemap {
-  constructor(
-    private readonly raw: string,
-    private readonly norm: string,
-  ) {}
-  map(n: number): number {
-    if (n >= this.norm.length) return this.raw.length;
-    let lo = 0;
-    let hi = this.raw.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.raw.slice(0, mid).normalize("NFC").length >= n) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
   }
 }
 
