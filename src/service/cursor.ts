@@ -11,6 +11,7 @@
  * Task order: the identity, or a seeded permutation per epoch (`--rollout-shuffle`); the
  * permutation is recomputed from (seed, epoch), so the state stays small.
  */
+import { mulberry32 } from "../engine/rng.ts";
 
 export interface CursorState {
   version: 1;
@@ -53,22 +54,10 @@ export function freshCursorState(
   };
 }
 
-/** mulberry32: a tiny seeded PRNG, enough for a reproducible permutation. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function epochOrder(numTasks: number, shuffle: boolean, seed: number, epoch: number): number[] {
   const order = Array.from({ length: numTasks }, (_, i) => i);
   if (!shuffle) return order;
-  const rand = prng((seed ^ Math.imul(epoch + 1, 0x9e3779b1)) >>> 0);
+  const rand = mulberry32((seed ^ Math.imul(epoch + 1, 0x9e3779b1)) >>> 0);
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [order[i], order[j]] = [order[j], order[i]];
