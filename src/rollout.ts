@@ -15,7 +15,7 @@ import type { RolloutLimits } from "./limits.ts";
 import type { RuntimeFactory } from "./runtimes/index.ts";
 import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
 import { scoreTrace } from "./scoring.ts";
-import type { HandlerContext, Taskset, ToolDefinition } from "./task.ts";
+import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "./task.ts";
 import { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
 
@@ -69,18 +69,19 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
   try {
     if (spec.signal?.aborted) throw new RequestCancelledError("rollout aborted before it started");
     const ctx = (): HandlerContext<D> => ({ task, trace, runtime, signal: spec.signal });
+    // Created before the setup deadline so that a start abandoned by the deadline is still stopped.
+    runtime = await boundary(SandboxError, "runtime create", () =>
+      spec.runtime.factory(spec.runtime.spec, { forwardEnv: spec.harnessConfig.forward_env }),
+    );
+    const rt = runtime;
     await staged(trace, "setup", seconds(timeouts.setup ?? task.timeout?.setup), async () => {
-      runtime = await boundary(SandboxError, "runtime start", async () => {
-        const r = spec.runtime.factory(spec.runtime.spec, { forwardEnv: spec.harnessConfig.forward_env });
-        await r.start();
-        return r;
-      });
+      await boundary(SandboxError, "runtime start", () => rt.start());
       await boundary(TaskError, "task setup", () => taskset.setup?.(ctx()));
     });
     const user = taskset.user
       ? await boundary(UserError, "user simulator", () => taskset.user!(ctx()))
       : null;
-    await runHarness(spec, trace, runtime!, user);
+    await runHarness(spec, trace, rt, user);
     trace.stop("agent_completed");
     await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
       boundary(TaskError, "task finalize", () => taskset.finalize?.(ctx())),
@@ -94,7 +95,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
   } finally {
     if (runtime !== null) {
       try {
-        await (runtime as Runtime).stop();
+        await runtime.stop();
       } catch (e) {
         trace.captureError(new SandboxError(`runtime stop: ${e instanceof Error ? e.message : String(e)}`));
       }
@@ -113,7 +114,7 @@ async function runHarness<D extends TaskData>(
   spec: RolloutSpec<D>,
   trace: Trace,
   runtime: Runtime,
-  user: ReturnType<NonNullable<Taskset<D>["user"]>> | null,
+  user: UserSimulator | null,
 ): Promise<void> {
   const limitMs = seconds(spec.timeouts.rollout ?? spec.task.timeout?.harness);
   const abort = new AbortController();

@@ -44,7 +44,7 @@ export type CompletionResult =
   | { kind: "stopped"; reason: string };
 
 export class RolloutSession<D extends TaskData = TaskData> {
-  /** The last failure of a model call; the rollout re-raises it after the harness exits. */
+  /** The last failure behind a request (typed); the rollout re-raises it after the harness exits. */
   error: unknown = null;
   readonly trace: Trace;
   private readonly o: SessionOptions<D>;
@@ -63,12 +63,6 @@ export class RolloutSession<D extends TaskData = TaskData> {
   }
   get client(): Client {
     return this.o.client;
-  }
-  get toolDefinitions(): readonly ToolDefinition<D>[] {
-    return this.o.tools;
-  }
-  get hasUser(): boolean {
-    return this.o.user !== null;
   }
 
   private context(): HandlerContext<D> {
