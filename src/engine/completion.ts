@@ -27,11 +27,11 @@ export interface PlannedCompletion {
 export function planCompletion(
   replyIds: readonly number[],
   sampling: EngineSampling,
-  maxNewTokens: number,
   tokenizer: EngineTokenizer,
   rng: Rng,
   originalLogprob: boolean,
 ): PlannedCompletion {
+  const { maxNewTokens } = sampling;
   const stopIds = new Set<number>(sampling.stopTokenIds);
   if (!sampling.ignoreEos) for (const id of EOS_IDS) stopIds.add(id);
   const filler = replyIds.filter((id) => !stopIds.has(id));
@@ -41,7 +41,7 @@ export function planCompletion(
   const ids: number[] = [];
   let finish: FinishReason | null = null;
   let cursor = 0;
-  let guard = 0;
+  let fillerAt = 0;
   while (finish === null) {
     if (ids.length >= maxNewTokens) {
       finish = { type: "length", length: maxNewTokens };
@@ -50,7 +50,7 @@ export function planCompletion(
     let tok: number;
     if (cursor < replyIds.length) tok = replyIds[cursor++];
     else if (!sampling.ignoreEos && ids.length >= sampling.minNewTokens) tok = IM_END;
-    else tok = filler.length ? filler[guard++ % filler.length] : IM_END;
+    else tok = filler.length ? filler[fillerAt++ % filler.length] : IM_END;
     // Before min_new_tokens SGLang masks stop tokens out of the distribution: never sampled.
     if (stopIds.has(tok) && ids.length < sampling.minNewTokens) {
       if (cursor >= replyIds.length && filler.length === 0) tok = tokenizer.encode(" ")[0];

@@ -124,7 +124,6 @@ export class EngineCore {
     return planCompletion(
       replyIds,
       job.sampling,
-      job.sampling.maxNewTokens,
       tokenizer,
       mulberry32(base ^ 0x9e3779b9),
       this.opts.returnOriginalLogprob,
