@@ -40,7 +40,10 @@ export default defineTaskset<ReverseTextData, ReverseTextConfig>({
   description: "Reverse a text character by character; reward = difflib ratio against the reversal.",
   configSchema: ReverseTextConfigSchema,
   dataSchema: ReverseTextDataSchema,
-  defaults: { harness: { id: "null" } },
+  // The answer is as long as the prompt (up to 480 code points; CJK and emoji cost several
+  // tokens each), so SGLang's default of 128 new tokens would cut most long answers before the
+  // closing tag and score them 0. A config's own sampling.max_tokens still wins.
+  defaults: { harness: { id: "null" }, sampling: { max_tokens: 1024 } },
   async load(config) {
     const { split, dataset_path } = ReverseTextConfigSchema.parse(config ?? {});
     const prompts = await readPrompts(dataset_path ?? builtinDatasetPath(split));
