@@ -164,7 +164,7 @@ export async function runEval(
         newRunId(),
       );
     mkdirSync(dir, { recursive: true });
-    const previous = p.resumeDir ? readTraces(join(dir, FILES.traces)).traces : [];
+    const previous = p.resumeDir ? readTraces(join(dir, FILES.traces), { slim: true }).traces : [];
     if (!p.resumeDir) {
       const header = [
         `envroll eval: the resolved config of run ${dir.split(/[\\/]/).pop()}; re-run with \`npx envroll eval config.toml\``,
@@ -224,7 +224,7 @@ export async function runEval(
     const { summary } = writeDerived(dir, meta);
     printSummary(summary, dir);
     if (signalled) {
-      const done = effectiveTraces(readTraces(join(dir, FILES.traces)).traces).filter(
+      const done = effectiveTraces(readTraces(join(dir, FILES.traces), { slim: true }).traces).filter(
         (t) => t.errors.length === 0,
       ).length;
       process.stderr.write(

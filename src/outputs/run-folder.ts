@@ -59,7 +59,7 @@ export interface Derived {
 /** Re-reads `traces.jsonl` and rewrites `summary.json` and `report.html`. */
 export function writeDerived(dir: string, meta: RunMeta): Derived {
   mkdirSync(dir, { recursive: true });
-  const { traces, badLines } = readTraces(join(dir, FILES.traces));
+  const { traces, badLines } = readTraces(join(dir, FILES.traces), { slim: true });
   const summary = summarize(traces, meta);
   writeAtomic(join(dir, FILES.summary), `${JSON.stringify(summary, null, 2)}\n`);
   writeAtomic(join(dir, FILES.report), renderReport(summary, traces));

@@ -6,7 +6,7 @@
  * several lines for one (task, rollout). The last line wins — a rerun only happens when the
  * earlier attempt was missing or errored, or when its whole group was rescored together.
  */
-import type { TraceRecord } from "../trace/record.ts";
+import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
 
 export function rolloutKey(taskIndex: number, rolloutIndex: number): string {
   return `${taskIndex}:${rolloutIndex}`;
@@ -46,4 +46,36 @@ export function rolloutSeconds(t: TraceRecord): number | null {
   if (typeof start !== "number" || typeof end !== "number") return null;
   const d = end - start;
   return start > 1e11 ? d / 1000 : d;
+}
+
+/** A node or branch whose token arrays were dropped keeps their sizes. */
+export type SlimCounts = { num_tokens?: number; num_sampled?: number };
+
+/**
+ * The record without token-level arrays (node `token_ids`/`mask`/`is_content`/`logprobs`,
+ * branch arrays), which are replaced by counts. Idempotent. Used for summaries and the report,
+ * which read messages, rewards and timing but never tokens.
+ */
+export function slimRecord(t: TraceRecord): TraceRecord {
+  const nodes = t.nodes.map((n): NodeRecord & SlimCounts => {
+    const { token_ids, mask, is_content: _ic, logprobs: _lp, ...rest } = n as NodeRecord & SlimCounts;
+    return {
+      ...rest,
+      ...(token_ids ? { num_tokens: token_ids.length } : {}),
+      ...(mask ? { num_sampled: mask.filter(Boolean).length } : {}),
+    };
+  });
+  const branches = t.branches.map((b): BranchRecord & SlimCounts => {
+    const slim = b as BranchRecord & SlimCounts;
+    return {
+      node_indices: b.node_indices,
+      token_ids: [],
+      sampled_mask: [],
+      logprobs: [],
+      weight_versions: [],
+      num_tokens: slim.num_tokens ?? b.token_ids.length,
+      num_sampled: slim.num_sampled ?? b.sampled_mask.filter(Boolean).length,
+    };
+  });
+  return { ...t, nodes, branches };
 }

@@ -38,3 +38,36 @@ test("a partial last line is skipped by the reader and cut before appending", ()
     [0, 1],
   );
 });
+
+test("lines longer than the read chunk and multi-byte characters across chunk edges survive", () => {
+  const path = join(mkdtempSync(join(tmpdir(), "envroll-traces-")), "traces.jsonl");
+  const w = new TracesWriter(path);
+  const big = "é✓".repeat(700_000); // ~3.5 MB of multi-byte text in one line
+  w.append(makeTrace({ task_index: 0, rollout_index: 0, last_reply: big }));
+  w.append(makeTrace({ task_index: 0, rollout_index: 1 }));
+  w.close();
+  const { traces, badLines } = readTraces(path);
+  assert.deepEqual(badLines, []);
+  assert.equal(traces[0]!.last_reply, big);
+  assert.equal(traces.length, 2);
+});
+
+test("slim reading drops token arrays but keeps messages and sizes", () => {
+  const path = join(mkdtempSync(join(tmpdir(), "envroll-traces-")), "traces.jsonl");
+  const w = new TracesWriter(path);
+  w.append(makeTrace({ task_index: 0, rollout_index: 0 }));
+  w.close();
+  const [t] = readTraces(path, { slim: true }).traces;
+  assert.equal(t!.nodes[2]!.token_ids, undefined);
+  assert.equal((t!.nodes[2] as any).num_tokens, 3);
+  assert.equal(t!.nodes[2]!.message.role, "assistant");
+  assert.deepEqual(t!.branches[0]!.token_ids, []);
+  assert.equal((t!.branches[0] as any).num_tokens, 5);
+});
+
+test("repairTail on a file that is one partial line empties it", () => {
+  const path = join(mkdtempSync(join(tmpdir(), "envroll-traces-")), "traces.jsonl");
+  appendFileSync(path, '{"partial');
+  new TracesWriter(path).close();
+  assert.equal(readFileSync(path, "utf8"), "");
+});

@@ -5,26 +5,22 @@
  */
 import type { TraceRecord } from "../../trace/record.ts";
 import { contentText, type Message } from "../../types.ts";
+import { slimRecord } from "../trace-set.ts";
 import { esc, num } from "./html.ts";
 
 export function traceAnchor(t: Pick<TraceRecord, "task_index" | "rollout_index">): string {
   return `t-${t.task_index}-${t.rollout_index}`;
 }
 
-/** The record with token-level arrays replaced by their lengths. */
+/** What the trace JSON view shows: the record without token arrays (sizes kept). */
 export function slimTrace(t: TraceRecord): unknown {
+  const slim = slimRecord(t);
   return {
-    ...t,
-    nodes: t.nodes.map(({ token_ids, mask, is_content, logprobs, ...rest }) => ({
-      ...rest,
-      ...(token_ids ? { num_tokens: token_ids.length } : {}),
-      ...(mask ? { num_sampled: mask.filter(Boolean).length } : {}),
-    })),
-    branches: t.branches.map((b) => ({
-      node_indices: b.node_indices,
-      num_tokens: b.token_ids.length,
-      num_sampled: b.sampled_mask.filter(Boolean).length,
-    })),
+    ...slim,
+    branches: slim.branches.map((b) => {
+      const { token_ids: _t, sampled_mask: _m, logprobs: _l, weight_versions: _w, ...rest } = b;
+      return rest;
+    }),
   };
 }
 
