@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, test } from "node:test";
+import { probeSandbox } from "../../src/runtimes/sandbox/probe.ts";
 import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
 import { processesOfUid, processesWith, runPython } from "./helpers.ts";
 
@@ -132,6 +133,28 @@ test("fork bomb: capped by RLIMIT_NPROC, killed by the wall clock, nothing left 
   await new Promise((res) => setTimeout(res, 200));
   assert.deepEqual(processesWith(`fork-bomb-${tag}`), []);
   assert.deepEqual(processesOfUid(65534), []);
+});
+
+test("a fork bomb does not starve a concurrent sandbox (NPROC is charged per user namespace)", async (t) => {
+  const probe = await probeSandbox({ bwrap: null, mode: "auto" });
+  if (!probe.ok || probe.mode !== "userns") {
+    t.skip("only userns mode counts processes per sandbox");
+    return;
+  }
+  const bomb = runPython(
+    `import os, time\n# conc-bomb-${tag}\nwhile True:\n    try: os.fork()\n    except OSError: time.sleep(0.01)`,
+    { processes: 32 },
+    2500,
+  );
+  await new Promise((res) => setTimeout(res, 700));
+  const other = await runPython(
+    "import subprocess\nps = [subprocess.Popen(['sleep', '0.2']) for _ in range(20)]\nprint(sum(p.wait() == 0 for p in ps))",
+    { processes: 32 },
+  );
+  assert.equal(other.stdout.trim(), "20", other.stderr);
+  assert.equal((await bomb).timedOut, true);
+  await new Promise((res) => setTimeout(res, 200));
+  assert.deepEqual(processesWith(`conc-bomb-${tag}`), []);
 });
 
 test("memory bomb: RLIMIT_AS turns it into a MemoryError", async () => {
