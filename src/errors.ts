@@ -6,14 +6,7 @@
  * The provider errors are the transport's own classes, re-exported, so that there is exactly one
  * `ProviderError` in the process whether a failure came from SGLang or an OpenAI endpoint.
  */
-import {
-  OverlongPromptError,
-  ProviderConnectionError,
-  ProviderError,
-  ProviderHttpError,
-  ProviderTimeoutError,
-  RequestCancelledError,
-} from "./transport/errors.ts";
+import { ProviderConnectionError, ProviderError, ProviderTimeoutError } from "./transport/errors.ts";
 
 export {
   OverlongPromptError,
@@ -22,7 +15,7 @@ export {
   ProviderHttpError,
   ProviderTimeoutError,
   RequestCancelledError,
-};
+} from "./transport/errors.ts";
 
 /** Base of every error that ends a rollout as data (captured on its trace). */
 export class RolloutError extends Error {
