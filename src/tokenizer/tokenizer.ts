@@ -26,7 +26,7 @@ interface TokenizerJson {
 const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 const NEEDS_NFC_CHECK = /[\u0300-\uffff]/;
 /** Bound on the chunk cache (total cached characters) before it is dropped and refilled. */
-const CHUNK_CACHE_CHARS = 32_000_000;
+const CHUNK_CACHE_CHARS = 8_000_000;
 
 export class BpeTokenizer {
   readonly chatTemplate: string | null;

@@ -68,10 +68,21 @@ export function runTokensRequest(op: TokensOp, req: unknown, base: RendererChoic
   const tools = field<RenderTool[] | null | undefined>(r, "tools", isOptTools, "a list or null");
   const enableThinking = field<boolean | null | undefined>(r, "enable_thinking", isOptBool, "a boolean");
   const choice: RendererChoice = { ...base };
+  // Renderer settings may come top-level or as a Python-style `renderer_config` object.
+  const cfg = r.renderer_config;
+  if (cfg !== undefined && cfg !== null && (typeof cfg !== "object" || Array.isArray(cfg))) {
+    throw new Error('"renderer_config" must be an object');
+  }
   for (const [key, prop] of [
+    ["enable_thinking", "enableThinking"],
     ["preserve_all_thinking", "preserveAllThinking"],
     ["preserve_thinking_between_tool_calls", "preserveThinkingBetweenToolCalls"],
   ] as const) {
+    const fromCfg = cfg
+      ? field<boolean | null | undefined>(cfg as Record<string, unknown>, key, isOptBool, "a boolean")
+      : null;
+    if (typeof fromCfg === "boolean") choice[prop] = fromCfg;
+    if (key === "enable_thinking") continue; // top-level enable_thinking is a per-call override
     const v = field<boolean | null | undefined>(r, key, isOptBool, "a boolean");
     if (typeof v === "boolean") choice[prop] = v;
   }
