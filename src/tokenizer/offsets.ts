@@ -3,7 +3,13 @@
  * byte runs, so offsets are found by walking UTF-8 lengths; NFC normalization (which can change
  * the text) is undone by mapping normalized offsets back to the raw text.
  */
-import type { EncodingWithOffsets } from "./tokenizer.ts";
+
+/** Token ids with [start, end) UTF-16 offsets into the encoded text. */
+export interface EncodingWithOffsets {
+  ids: number[];
+  starts: number[];
+  ends: number[];
+}
 
 /**
  * Appends each token of one pre-token with UTF-16 offsets. A token that ends inside a multi-byte

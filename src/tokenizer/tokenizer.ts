@@ -6,15 +6,10 @@
 import { type AddedTokenJson, AddedTokenMatcher } from "./added-tokens.ts";
 import { type BpeModelJson, BytePairModel } from "./bpe.ts";
 import { tokenStringToBytes } from "./byte-level.ts";
-import { pieceOffsets, remapOffsets } from "./offsets.ts";
+import { type EncodingWithOffsets, pieceOffsets, remapOffsets } from "./offsets.ts";
 import { compileSplitPattern, splitPieces } from "./pretokenize.ts";
 
-/** Token ids with [start, end) UTF-16 offsets into the encoded text. */
-export interface EncodingWithOffsets {
-  ids: number[];
-  starts: number[];
-  ends: number[];
-}
+export type { EncodingWithOffsets } from "./offsets.ts";
 
 interface TokenizerJson {
   added_tokens: AddedTokenJson[];
