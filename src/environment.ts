@@ -6,6 +6,7 @@
  */
 import pLimit, { type LimitFunction } from "p-limit";
 import type { Client, Sampling } from "./clients/client.ts";
+import { configErrorFromIssues } from "./config/issues.ts";
 import { tasksetFields } from "./config/load.ts";
 import type { EnvConfig } from "./config/schema.ts";
 import { checkGroupSize, runEpisode } from "./episode.ts";
@@ -15,7 +16,7 @@ import { getHarness } from "./harnesses/index.ts";
 import { InterceptionServer } from "./interception/server.ts";
 import type { RolloutLimits } from "./limits.ts";
 import { resolveTaskset } from "./loaders.ts";
-import { type RuntimeFactory, runtimeFactory } from "./runtimes/index.ts";
+import { type RuntimeFactory, runtimeFactory, runtimeSchema } from "./runtimes/index.ts";
 import type { Taskset } from "./task.ts";
 import type { TraceRecord } from "./trace/record.ts";
 import type { Trace } from "./trace/trace.ts";
@@ -97,6 +98,10 @@ export async function loadEnvironment(
     );
   checkGroupSize(taskset, config.num_rollouts);
   const factory = await runtimeFactory(config.harness.runtime.type);
+  const schema = await runtimeSchema(config.harness.runtime.type);
+  const checked = schema?.safeParse(config.harness.runtime);
+  if (checked && !checked.success)
+    throw configErrorFromIssues(checked.error.issues, config.harness.runtime, schema, "harness.runtime");
 
   let rows: TaskData[];
   try {

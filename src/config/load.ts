@@ -88,11 +88,17 @@ export function applyOverrides(target: Table, overrides: ConfigOverrides | undef
   return target;
 }
 
-/** `over` wins; tables merge key by key, anything else is replaced whole. */
+/**
+ * `over` wins; tables merge key by key, anything else is replaced whole. A table that changes its
+ * `type` (a runtime, a client) is replaced whole too: its other keys belonged to the old type.
+ */
 function deepMerge(base: Table, over: Table): Table {
   const out: Table = { ...base };
-  for (const [k, v] of Object.entries(over))
-    out[k] = isTable(v) && isTable(out[k]) ? deepMerge(out[k] as Table, v) : v;
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    const retyped = isTable(v) && isTable(b) && v["type"] !== undefined && v["type"] !== b["type"];
+    out[k] = isTable(v) && isTable(b) && !retyped ? deepMerge(b, v) : v;
+  }
   return out;
 }
 

@@ -13,55 +13,86 @@ export interface RuntimeContext {
 
 export type RuntimeFactory = (spec: RuntimeSpec, ctx: RuntimeContext) => Runtime;
 
-const factories = new Map<string, RuntimeFactory>();
+/** Validates a runtime table's own keys (so config errors name them before anything runs). */
+export interface RuntimeSchema {
+  safeParse(v: unknown): { success: true } | { success: false; error: { issues: any[] } };
+}
+
+interface Entry {
+  factory: RuntimeFactory;
+  schema: RuntimeSchema | null;
+}
+
+const entries = new Map<string, Entry>();
 
 /**
- * Lazy built-ins. The sandbox module is written separately and may export either
- * `createSandboxRuntime(spec, ctx)` or a `SandboxRuntime` class taking `(spec, ctx)`.
+ * Lazy built-ins. The sandbox module is written separately; it exports `createSandboxRuntime(spec,
+ * ctx)` (or a `SandboxRuntime` class taking the same) and may export `SandboxSpecSchema`.
  */
-const builtins: Record<string, () => Promise<RuntimeFactory>> = {
-  subprocess: async () => (await import("./subprocess.ts")).createSubprocessRuntime,
+const builtins: Record<string, () => Promise<Entry>> = {
+  subprocess: async () => ({
+    factory: (await import("./subprocess.ts")).createSubprocessRuntime,
+    schema: null,
+  }),
   sandbox: async () => {
-    // A non-literal specifier keeps the type checker from requiring the module to exist yet.
+    // A non-literal specifier keeps the type checker from requiring the module to exist.
     const path = "./sandbox.ts";
     const mod = (await import(path)) as Record<string, any>;
-    if (typeof mod["createSandboxRuntime"] === "function") return mod["createSandboxRuntime"];
+    const schema = (mod["SandboxSpecSchema"] as RuntimeSchema | undefined) ?? null;
+    if (typeof mod["createSandboxRuntime"] === "function")
+      return { factory: mod["createSandboxRuntime"], schema };
     if (typeof mod["SandboxRuntime"] === "function")
-      return (spec: RuntimeSpec, ctx: RuntimeContext) => new mod["SandboxRuntime"](spec, ctx);
+      return {
+        factory: (spec: RuntimeSpec, ctx: RuntimeContext) => new mod["SandboxRuntime"](spec, ctx),
+        schema,
+      };
     throw new Error("src/runtimes/sandbox.ts exports neither createSandboxRuntime nor SandboxRuntime");
   },
 };
 
-export function registerRuntime(type: string, factory: RuntimeFactory): void {
-  factories.set(type, factory);
+export function registerRuntime(
+  type: string,
+  factory: RuntimeFactory,
+  schema: RuntimeSchema | null = null,
+): void {
+  entries.set(type, { factory, schema });
 }
 
 export function runtimeTypes(): string[] {
-  return [...new Set([...factories.keys(), ...Object.keys(builtins)])].sort();
+  return [...new Set([...entries.keys(), ...Object.keys(builtins)])].sort();
 }
 
-/** Resolves a runtime type to its factory once (loading the module if needed). */
-export async function runtimeFactory(type: string): Promise<RuntimeFactory> {
-  let f = factories.get(type);
-  if (f) return f;
+async function entry(type: string): Promise<Entry> {
+  let e = entries.get(type);
+  if (e) return e;
   const load = builtins[type];
   if (!load)
     throw new ConfigError(
       `harness.runtime.type: unknown runtime "${type}" (known: ${runtimeTypes().join(", ")})`,
-      { path: "harness.runtime.type" },
-    );
-  try {
-    f = await load();
-  } catch (e) {
-    throw new ConfigError(
-      `harness.runtime.type: runtime "${type}" is not available: ${e instanceof Error ? e.message : String(e)}`,
       {
         path: "harness.runtime.type",
       },
     );
+  try {
+    e = await load();
+  } catch (err) {
+    throw new ConfigError(
+      `harness.runtime.type: runtime "${type}" is not available: ${err instanceof Error ? err.message : String(err)}`,
+      { path: "harness.runtime.type" },
+    );
   }
-  factories.set(type, f);
-  return f;
+  entries.set(type, e);
+  return e;
+}
+
+/** Resolves a runtime type to its factory once (loading the module if needed). */
+export async function runtimeFactory(type: string): Promise<RuntimeFactory> {
+  return (await entry(type)).factory;
+}
+
+/** The runtime's own option schema, when it has one. */
+export async function runtimeSchema(type: string): Promise<RuntimeSchema | null> {
+  return (await entry(type)).schema;
 }
 
 export async function createRuntime(spec: RuntimeSpec, ctx: RuntimeContext = {}): Promise<Runtime> {

@@ -169,6 +169,19 @@ test("precedence: CLI overrides > TOML > taskset defaults > built-in defaults; a
   assert.equal(c.model, "deepseek/deepseek-v4-flash");
   assert.deepEqual(c.taskset, { id: "cfg", task: { judges: [] }, split: "train", size: 5 });
   assert.deepEqual(c.retries.rollout, { max_retries: 0, include: [], exclude: [] });
+  const sandboxed = defineTaskset({ ...taskset, id: "cfg-sb", runtime: { type: "sandbox", memory_mb: 256 } });
+  const sb = await loadConfig('taskset.id = "cfg-sb"', {}, { taskset: sandboxed });
+  assert.deepEqual(
+    sb.harness.runtime,
+    { type: "sandbox", memory_mb: 256 },
+    "the taskset's runtime is a default",
+  );
+  const back = await loadConfig(
+    'taskset.id = "cfg-sb"\nharness.runtime.type = "subprocess"',
+    {},
+    { taskset: sandboxed },
+  );
+  assert.deepEqual(back.harness.runtime, { type: "subprocess" }, "a retyped table drops the old type's keys");
   const withCommand = await loadConfig(`${T}harness.command = ["python3", "a.py"]`, {}, { taskset });
   assert.equal(withCommand.harness.id, "command", "a command implies the command harness");
   const passthrough = await loadConfig(`${T}sampling.extra_body = { top_k = 2 }`, {}, { taskset });
@@ -202,4 +215,13 @@ test("environment: tasks shuffled with a fixed seed then cut to num_tasks; judge
     /harness\.id: taskset "cfg-tools" has tools/,
   );
   await assert.rejects(load('harness.id = "nope"'), /harness\.id: unknown harness "nope"/);
+  // A runtime's own options are checked by its schema (the sandbox's), naming the key.
+  await assert.rejects(
+    load('harness.runtime = { type = "sandbox", memory_mb = "lots" }'),
+    /harness\.runtime\.memory_mb: expected number, got "lots"/,
+  );
+  await assert.rejects(
+    load('harness.runtime = { type = "sandbox", memroy_mb = 1 }'),
+    /harness\.runtime\.memroy_mb: unknown key \(did you mean "memory_mb"\?\)/,
+  );
 });
