@@ -4,7 +4,7 @@
  * EvalClient. API keys are read from the environment variable the config names, never stored.
  */
 import type { Client } from "../clients/client.ts";
-import { EvalClient } from "../clients/eval.ts";
+import { createEvalClient } from "../clients/eval.ts";
 import { TrainClient } from "../clients/train.ts";
 import type { ClientConfig } from "../config/schema.ts";
 import { createRenderer } from "../renderers/index.ts";
@@ -22,22 +22,20 @@ export function rendererName(client: Extract<ClientConfig, { type: "train" }>, m
   return client.renderer_model_name ?? model;
 }
 
-export function makeClient(client: ClientConfig, model: string, enableThinking?: boolean): Client {
-  const timeoutMs = client.timeout === null ? undefined : client.timeout * 1000;
-  if (client.type === "eval") {
-    return new EvalClient({
-      baseUrl: client.base_url,
-      model,
-      apiKey: apiKey(client.api_key_var),
-      headers: client.headers,
-      timeoutMs,
-    });
-  }
+/** Qwen3-style `enable_thinking` from `sampling.chat_template_kwargs`, as SGLang reads it. */
+export function enableThinking(sampling: Record<string, unknown>): boolean | undefined {
+  const kwargs = sampling["chat_template_kwargs"] as Record<string, unknown> | undefined;
+  const v = kwargs?.["enable_thinking"];
+  return typeof v === "boolean" ? v : undefined;
+}
+
+export function makeClient(client: ClientConfig, model: string, thinking?: boolean): Client {
+  if (client.type === "eval") return createEvalClient(client, model);
   const name = rendererName(client, model);
   const options = typeof client.renderer === "object" && client.renderer !== null ? client.renderer : {};
   let renderer: ReturnType<typeof createRenderer>;
   try {
-    renderer = createRenderer(name, { enableThinking, ...(options as object) });
+    renderer = createRenderer(name, { enableThinking: thinking, ...(options as object) });
   } catch (e) {
     throw new UsageError(
       `${e instanceof Error ? e.message : String(e)} (set --client.renderer qwen3 or --client.renderer_model_name NAME)`,
@@ -47,10 +45,10 @@ export function makeClient(client: ClientConfig, model: string, enableThinking?:
     baseUrl: client.base_url,
     headers: client.headers,
     apiKey: apiKey(client.api_key_var),
-    timeoutMs,
+    timeoutMs: client.timeout === null ? undefined : client.timeout * 1000,
     lora: client.lora ?? null,
     contextLength: client.max_context_tokens ?? undefined,
     ...(client.max_retries !== undefined ? { retry: { maxAttempts: client.max_retries + 1 } } : {}),
   });
-  return new TrainClient({ renderer, transport, model, enableThinking });
+  return new TrainClient({ renderer, transport, model, enableThinking: thinking });
 }

@@ -10,7 +10,7 @@ import { startEngine } from "../engine/index.ts";
 import { type Environment, loadEnvironment } from "../environment.ts";
 import type { ResumeWork } from "../outputs/resume.ts";
 import type { TraceRecord } from "../trace/record.ts";
-import { makeClient } from "./client-factory.ts";
+import { enableThinking, makeClient } from "./client-factory.ts";
 
 /** Where model calls go: the configured client, or the built-in engine started in-process. */
 export type EndpointChoice = { kind: "builtin" } | { kind: "client"; client: ClientConfig };
@@ -65,9 +65,10 @@ export async function openBackend(
           timeout: null,
         },
         config.model,
+        enableThinking(config.sampling),
       );
     } else {
-      client = makeClient(endpoint.client, config.model);
+      client = makeClient(endpoint.client, config.model, enableThinking(config.sampling));
     }
   } catch (e) {
     await env.close();

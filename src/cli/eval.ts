@@ -69,6 +69,8 @@ export function configToml(config: EnvConfig, header: string[]): string {
     return v;
   };
   const { resume: _r, dry_run: _d, ...rest } = config;
+  // The one null that is not a default: "no API key variable" is spelled "" so it survives TOML.
+  if (rest.client?.api_key_var === null) rest.client = { ...rest.client, api_key_var: "" };
   return `${header.map((l) => `# ${l}`).join("\n")}\n${stringifyToml(strip(rest) as Record<string, unknown>)}\n`;
 }
 
