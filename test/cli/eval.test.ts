@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -104,6 +106,67 @@ test("--resume after a kill -9 finishes the run with every (task, rollout) exact
   const again = await runCli(["eval", "--resume", dir]);
   assert.equal(again.code, 0, again.stderr);
   assert.equal(lineCount(join(dir, "traces.jsonl")), 32);
+});
+
+test("--openai runs against any OpenAI-compatible endpoint (text level, no token ids)", async () => {
+  // A stand-in provider that reverses the last user message.
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => {
+      body += d;
+    });
+    req.on("end", () => {
+      const { messages, model } = JSON.parse(body);
+      const user = [...messages].reverse().find((m: { role: string }) => m.role === "user");
+      const answer = [...String(user.content)].reverse().join("");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          id: "x",
+          object: "chat.completion",
+          created: 0,
+          model,
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: `<reversed_text>${answer}</reversed_text>` },
+              finish_reason: "stop",
+            },
+          ],
+          usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const out = mkdtempSync(join(tmpdir(), "envroll-openai-"));
+    const res = await runCli([
+      "eval",
+      TASKSET,
+      "-n",
+      "3",
+      "-r",
+      "2",
+      "-o",
+      out,
+      "--openai",
+      `http://127.0.0.1:${port}/v1`,
+      "-m",
+      "stand-in",
+    ]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.doesNotMatch(res.stderr, /built-in engine/);
+    const dir = onlyRunDir(out);
+    assert.match(dir, /reverse-text--stand-in--null/);
+    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+    assert.equal(summary.reward.mean, 1);
+    assert.equal(summary.tokens.total, 6 * 30);
+    assertEachOnce(dir, 3, 2);
+  } finally {
+    server.close();
+  }
 });
 
 function tracesPath(out: string): string {
