@@ -38,6 +38,19 @@ export function pyFloatRepr(x: number): string {
   return `${sign}${m}e${exp < 0 ? "-" : "+"}${e}`;
 }
 
+/**
+ * JavaScript lists integer-like keys ("1", "42") first whatever the source order; Python dicts
+ * keep insertion order. Objects parsed by `parseJsonKeepingFloats` that have such keys carry
+ * their source order under this (non-enumerable) symbol, and `pyJsonDumps` follows it.
+ */
+export const KEY_ORDER: unique symbol = Symbol("envroll.pyKeyOrder");
+
+function withKeyOrder(obj: Record<string, unknown>, order: string[]): Record<string, unknown> {
+  const natural = Object.keys(obj);
+  if (natural.some((k, i) => k !== order[i])) Object.defineProperty(obj, KEY_ORDER, { value: order });
+  return obj;
+}
+
 function dumpString(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
@@ -73,7 +86,10 @@ export function pyJsonDumps(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(", ")}]`;
   if (typeof value === "object") {
     const parts: string[] = [];
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const obj = value as Record<string | symbol, unknown>;
+    const keys = (obj[KEY_ORDER] as string[] | undefined) ?? Object.keys(obj);
+    for (const k of keys) {
+      const v = obj[k];
       if (v === undefined || typeof v === "function") continue;
       parts.push(`${dumpString(k)}: ${pyJsonDumps(v)}`);
     }
@@ -88,7 +104,7 @@ export function pyJsonDumps(value: unknown): string {
  * would. Non-integral floats stay plain numbers (their repr round-trips anyway).
  */
 export function parseJsonKeepingFloats(text: string): unknown {
-  if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return JSON.parse(text);
+  if (!/[0-9][.eE]|[0-9]{16}|"[0-9]+"\s*:/.test(text)) return JSON.parse(text);
   let pos = 0;
   const ws = () => {
     while (pos < text.length && " \t\n\r".includes(text[pos])) pos++;
@@ -102,6 +118,7 @@ export function parseJsonKeepingFloats(text: string): unknown {
     if (ch === "{") {
       pos++;
       const obj: Record<string, unknown> = {};
+      const order: string[] = [];
       ws();
       if (text[pos] === "}") {
         pos++;
@@ -113,10 +130,16 @@ export function parseJsonKeepingFloats(text: string): unknown {
         const key = str();
         ws();
         if (text[pos++] !== ":") fail("expected ':'");
-        obj[key] = value();
+        if (!Object.hasOwn(obj, key)) order.push(key);
+        Object.defineProperty(obj, key, {
+          value: value(),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         ws();
         const sep = text[pos++];
-        if (sep === "}") return obj;
+        if (sep === "}") return withKeyOrder(obj, order);
         if (sep !== ",") fail("expected ',' or '}'");
       }
     }
