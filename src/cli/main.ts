@@ -3,9 +3,13 @@
  * file and registers itself here; the library never imports from src/cli.
  */
 import { Command } from "commander";
+import { registerEngineCommand } from "./engine.ts";
 import { registerEvalCommand } from "./eval.ts";
 import { registerExportCommand } from "./export.ts";
 import { registerInitCommand } from "./init.ts";
+import { registerScoreCommand } from "./score.ts";
+import { registerServeCommand } from "./serve.ts";
+import { registerTokensCommand } from "./tokens.ts";
 import { registerValidateCommand } from "./validate.ts";
 
 const program = new Command();
@@ -20,6 +24,10 @@ registerEvalCommand(program);
 registerValidateCommand(program);
 registerInitCommand(program);
 registerExportCommand(program);
+registerServeCommand(program);
+registerEngineCommand(program);
+registerScoreCommand(program);
+registerTokensCommand(program);
 
 try {
   await program.parseAsync(process.argv);
