@@ -14,7 +14,7 @@ def start_long(engine, rid: str) -> tuple[threading.Thread, dict]:
 
     def run():
         box["out"] = engine.generate({"input_ids": [1, 2, 3], "rid": rid, "return_logprob": True,
-                                      "sampling_params": LONG}, )
+                                      "sampling_params": LONG})
 
     t = threading.Thread(target=run, daemon=True)
     t.start()
@@ -28,6 +28,15 @@ def wait_for_tokens(engine, at_least: int, baseline: int, timeout: float = 30.0)
             return
         time.sleep(0.05)
     raise AssertionError("generation did not progress")
+
+
+def wait_for_rid(engine, rid: str, state: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if rid in engine.get("/get_server_info")[1]["live_rids"][state]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{rid} never became {state}")
 
 
 def tokens_so_far(engine) -> int:
@@ -47,7 +56,7 @@ def test_abort_by_rid_prefix_returns_partial_tokens(engine):
     wait_for_tokens(engine, 5, base)
     t0 = time.monotonic()
     assert engine.get("/health")[0] == 200
-    assert time.monotonic() - t0 < 2.0  # health is not stuck behind the generation
+    assert time.monotonic() - t0 < 5.0  # health is not stuck behind the generation
     assert engine.post("/abort_request", {"rid": "abortme-"}) == (200, None)
     t.join(30)
     assert not t.is_alive()
@@ -59,7 +68,7 @@ def test_abort_all_and_queued_request(engine):
     t1, box1 = start_long(engine, "running-1")
     wait_for_tokens(engine, 3, base)
     t2, box2 = start_long(engine, "queued-2")  # waits behind running-1 on the worker thread
-    time.sleep(0.3)
+    wait_for_rid(engine, "queued-2", "waiting")
     engine.post("/abort_request", {"rid": "queued-2"})
     t2.join(10)
     assert not t2.is_alive(), "a queued request must be answered at once when aborted"
@@ -72,13 +81,13 @@ def test_abort_all_and_queued_request(engine):
 
 
 def test_empty_rid_without_abort_all_is_ignored(engine):
-    out = {}
     base = tokens_so_far(engine)
     t, out = start_long(engine, "survivor")
     wait_for_tokens(engine, 2, base)
     assert engine.post("/abort_request", {"rid": ""})[0] == 200
     time.sleep(0.3)
     assert t.is_alive()
+    assert "survivor" in engine.get("/get_server_info")[1]["live_rids"]["running"]
     engine.post("/abort_request", {"rid": "survivor"})
     t.join(30)
     assert out["out"]["meta_info"]["finish_reason"]["type"] == "abort"

@@ -71,6 +71,13 @@ class Engine:
         with self._lock:
             return bool(self._live)
 
+    def live(self) -> dict[str, list[str]]:
+        """rids of requests running / waiting, for /get_server_info (lets clients and tests
+        know a request has reached the engine before they abort it)."""
+        with self._lock:
+            hs = list(self._live.values())
+        return {"running": [h.req.rid for h in hs if h.started], "waiting": [h.req.rid for h in hs if not h.started]}
+
     # ---- requests ------------------------------------------------------------------------------
     def submit(self, req: GenRequest, *, stream: bool = False) -> Handle:
         h = Handle(req, stream)

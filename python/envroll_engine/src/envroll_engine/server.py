@@ -171,6 +171,7 @@ class Handler(BaseHTTPRequestHandler):
             "max_model_len": eng.max_model_len, "vocab_size": eng.vocab_size,
             "eos_token_ids": eng.eos_ids, "original_logprob": eng.original_logprob,
             "tokens_generated": eng.tokens_generated, "generation_tokens_per_s": tps,
+            "live_rids": eng.live(),
         })
 
     def models(self):
