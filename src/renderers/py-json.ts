@@ -16,6 +16,27 @@ export class PyFloat {
   }
 }
 
+/** `json.loads` as Python does it: JSON plus NaN / Infinity / -Infinity; numbers come back plain. */
+export function pyJsonLoads(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (!/NaN|Infinity/.test(text)) throw err;
+    return toPlainNumbers(parseJsonKeepingFloats(text, { pythonConstants: true }));
+  }
+}
+
+function toPlainNumbers(x: unknown): unknown {
+  if (x instanceof PyFloat) return x.value;
+  if (typeof x === "bigint") return Number(x);
+  if (Array.isArray(x)) return x.map(toPlainNumbers);
+  if (x && typeof x === "object") {
+    for (const k of Object.keys(x))
+      (x as Record<string, unknown>)[k] = toPlainNumbers((x as Record<string, unknown>)[k]);
+  }
+  return x;
+}
+
 /** Python `repr(float)`: shortest round-trip digits, exponent form outside [1e-4, 1e16). */
 export function pyFloatRepr(x: number): string {
   if (Number.isNaN(x)) return "NaN";
@@ -103,8 +124,8 @@ export function pyJsonDumps(value: unknown): string {
  * integers beyond 2^53 as `bigint`, so a request read from JSON re-serializes exactly as Python
  * would. Non-integral floats stay plain numbers (their repr round-trips anyway).
  */
-export function parseJsonKeepingFloats(text: string): unknown {
-  if (!/[0-9][.eE]|[0-9]{16}|"[0-9]+"\s*:/.test(text)) return JSON.parse(text);
+export function parseJsonKeepingFloats(text: string, opts: { pythonConstants?: boolean } = {}): unknown {
+  if (!opts.pythonConstants && !/[0-9][.eE]|[0-9]{16}|"[0-9]+"\s*:/.test(text)) return JSON.parse(text);
   let pos = 0;
   const ws = () => {
     while (pos < text.length && " \t\n\r".includes(text[pos])) pos++;
@@ -168,11 +189,17 @@ export function parseJsonKeepingFloats(text: string): unknown {
       // Python ints are exact at any size; keep big ones exact too.
       return Number.isSafeInteger(n) ? n : BigInt(m[0]);
     }
-    for (const [lit, v] of [
+    const literals: [string, unknown][] = [
       ["true", true],
       ["false", false],
       ["null", null],
-    ] as const) {
+    ];
+    // Python's json.loads also takes these (allow_nan); opt-in, since JSON does not.
+    if (opts.pythonConstants) {
+      literals.push(["NaN", new PyFloat(Number.NaN)], ["Infinity", new PyFloat(Number.POSITIVE_INFINITY)]);
+      literals.push(["-Infinity", new PyFloat(Number.NEGATIVE_INFINITY)]);
+    }
+    for (const [lit, v] of literals) {
       if (text.startsWith(lit, pos)) {
         pos += lit.length;
         return v;

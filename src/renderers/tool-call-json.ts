@@ -3,6 +3,7 @@
  * the Python renderer does: unparsable → invalid_json; a falsy or absent name → missing_name
  * (arguments still reported); otherwise ok. Arguments default to `{}`.
  */
+import { pyJsonLoads } from "./py-json.ts";
 import type { ToolCallStatus } from "./renderer.ts";
 
 export interface ToolCallJson {
@@ -22,7 +23,7 @@ function pyTruthy(x: unknown): boolean {
 export function parseToolCallJson(raw: string): ToolCallJson {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw);
+    parsed = pyJsonLoads(raw);
   } catch {
     return { name: null, arguments: null, status: "invalid_json" };
   }

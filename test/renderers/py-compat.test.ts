@@ -42,3 +42,13 @@ test("Python strip semantics: whitespace set and explicit chars", () => {
   assert.equal(pyLstrip("\n\n x\n", "\n"), " x\n");
   assert.equal(pyRstrip("\n x \n\n", "\n"), "\n x ");
 });
+
+test("tool-call JSON is read like Python json.loads (NaN/Infinity accepted, other junk not)", async () => {
+  const { parseToolCallJson } = await import("../../src/renderers/tool-call-json.ts");
+  const ok = parseToolCallJson('{"name": "f", "arguments": {"x": NaN, "y": -Infinity}}');
+  assert.equal(ok.status, "ok");
+  assert.ok(Number.isNaN((ok.arguments as { x: number }).x));
+  assert.equal(parseToolCallJson('{"name": "f", "arguments": {"x": nan}}').status, "invalid_json");
+  assert.equal(parseToolCallJson('{"name": 0}').status, "missing_name");
+  assert.deepEqual(parseToolCallJson("[1]"), { name: null, arguments: {}, status: "missing_name" });
+});
