@@ -14,7 +14,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { errorMessage, InterceptionError, relayStatus } from "../errors.ts";
+import { errorMessage, relayStatus } from "../errors.ts";
+import type { Message, Tool } from "../types.ts";
 import type { RolloutSession } from "./session.ts";
 import {
   completionToSse,
@@ -108,8 +109,6 @@ export class InterceptionServer {
       throw new HttpFailure(404, `no route ${req.method} ${url}`);
     } catch (e) {
       if (e instanceof HttpFailure) return send(res, e.status, errorBody(e.message, e.type));
-      if (e instanceof InterceptionError)
-        return send(res, 400, errorBody(e.message, "invalid_request_error"));
       // The program sees the provider's status (so its SDK retries 5xx/429 as it would upstream);
       // the real cause is kept on the session and re-raised after the program exits.
       return send(res, relayStatus(e), errorBody(errorMessage(e), "provider_error"));
@@ -128,8 +127,15 @@ async function chat(
       400,
       "streaming is not supported in training mode: each turn must be committed token-exact before the program sees it; send stream: false",
     );
-  const messages = messagesFromWire(body["messages"]);
-  const tools = toolsFromWire(body["tools"]);
+  let messages: Message[];
+  let tools: Tool[];
+  try {
+    messages = messagesFromWire(body["messages"]);
+    tools = toolsFromWire(body["tools"]);
+  } catch (e) {
+    // A malformed request is the program's bug: tell it, without touching the rollout.
+    throw new HttpFailure(400, errorMessage(e));
+  }
   const result = await session.complete(messages, tools, samplingFromWire(body));
   if (result.kind === "stopped") throw new HttpFailure(400, `rollout stopped: ${result.reason}`);
   const model = typeof body["model"] === "string" ? body["model"] : session.model;

@@ -54,6 +54,9 @@ const ask = { model: "x", messages: [{ role: "user", content: "q" }] };
 test("unknown secret gets 401; the OpenAI chat.completion shape comes back", async () => {
   const { post, trace } = await open(new ScriptedClient(() => callTool("add", { b: 1, a: 2 }, "call_9")));
   assert.equal((await post("/chat/completions", ask, "wrong")).status, 401);
+  const malformed = await post("/chat/completions", { messages: [{ role: "wizard", content: "x" }] });
+  assert.equal(malformed.status, 400);
+  assert.match(malformed.json().error.message, /messages\[0\]/);
   const res = await post("/chat/completions", {
     ...ask,
     tools: [{ type: "function", function: { name: "add", parameters: {} } }],
