@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startEngine } from "../../src/engine/index.ts";
-import { until, untilInFlight } from "./wait.ts";
+import { LONG, until, untilStarted } from "./wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(30).fill(9707), 151645, 198, 151644, 77091, 198];
 
@@ -12,8 +12,8 @@ function post(url: string, path: string, body: unknown) {
   return fetch(`${url}${path}`, { method: "POST", body: JSON.stringify(body) });
 }
 
-async function generate(url: string, rid: string): Promise<any> {
-  const res = await post(url, "/generate", { input_ids: PROMPT, rid, return_logprob: true });
+async function generate(url: string, rid: string, sampling_params: object = {}): Promise<any> {
+  const res = await post(url, "/generate", { input_ids: PROMPT, rid, return_logprob: true, sampling_params });
   assert.equal(res.status, 200);
   return res.json();
 }
@@ -22,13 +22,13 @@ test("abort by rid prefix: the matching requests return 200, finish abort, parti
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
     const rids = ["roll-1:0", "roll-1:1", "roll-10:0", "roll-2:0"];
-    const pending = rids.map((rid) => generate(engine.url, rid));
-    await untilInFlight(engine, 4);
+    const pending = rids.map((rid) => generate(engine.url, rid, rid.startsWith("roll-1:") ? LONG : {}));
+    await untilStarted(engine, 4);
     const res = await post(engine.url, "/abort_request", { rid: "roll-1:" });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), "");
     const out = await Promise.all(pending);
-    const full = out[3].output_ids.length;
+    const full = LONG.max_new_tokens;
     for (const i of [0, 1]) {
       const fr = out[i].meta_info.finish_reason;
       assert.equal(fr.type, "abort");
@@ -52,11 +52,11 @@ test("an empty rid without abort_all aborts nothing; abort_all aborts everything
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
     const a = generate(engine.url, "a");
-    await untilInFlight(engine, 1);
+    await untilStarted(engine, 1);
     await post(engine.url, "/abort_request", { rid: "" });
     assert.equal((await a).meta_info.finish_reason.type, "stop");
-    const pending = ["x", "y"].map((rid) => generate(engine.url, rid));
-    await untilInFlight(engine, 2);
+    const pending = ["x", "y"].map((rid) => generate(engine.url, rid, LONG));
+    await untilStarted(engine, 3);
     await post(engine.url, "/abort_request", { rid: "", abort_all: true });
     for (const r of await Promise.all(pending)) assert.equal(r.meta_info.finish_reason.type, "abort");
   } finally {
@@ -67,8 +67,8 @@ test("an empty rid without abort_all aborts nothing; abort_all aborts everything
 test("/update_weight_version sets the label and aborts in-flight requests by default", async () => {
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
-    const inflight = generate(engine.url, "w");
-    await untilInFlight(engine, 1);
+    const inflight = generate(engine.url, "w", LONG);
+    await untilStarted(engine, 1);
     const res = await post(engine.url, "/update_weight_version", { new_version: "step-7" });
     const body = (await res.json()) as Record<string, unknown>;
     assert.deepEqual([body.success, body.new_version], [true, "step-7"]);
@@ -76,11 +76,11 @@ test("/update_weight_version sets the label and aborts in-flight requests by def
     assert.equal(aborted.meta_info.finish_reason.type, "abort");
     assert.equal((await generate(engine.url, "after")).meta_info.weight_version, "step-7");
     // abort_all_requests: false keeps requests running.
-    const kept = generate(engine.url, "kept");
-    await untilInFlight(engine, 1);
+    const kept = generate(engine.url, "kept", { ignore_eos: true, max_new_tokens: 100 });
+    await untilStarted(engine, 3);
     await post(engine.url, "/update_weight_version", { new_version: "step-8", abort_all_requests: false });
     const k = await kept;
-    assert.equal(k.meta_info.finish_reason.type, "stop");
+    assert.equal(k.meta_info.finish_reason.type, "length");
     assert.equal(k.meta_info.weight_version, "step-8", "the version at finish is reported");
   } finally {
     await engine.close();
@@ -94,10 +94,10 @@ test("a client that disconnects aborts its request; others are unaffected", asyn
     const stays = generate(engine.url, "stays");
     const leaver = fetch(`${engine.url}/generate`, {
       method: "POST",
-      body: JSON.stringify({ input_ids: PROMPT, rid: "leaver" }),
+      body: JSON.stringify({ input_ids: PROMPT, rid: "leaver", sampling_params: LONG }),
       signal: ac.signal,
     }).catch(() => null);
-    await untilInFlight(engine, 2);
+    await untilStarted(engine, 2);
     ac.abort();
     assert.equal(await leaver, null);
     await until(() => engine.stats().aborted === 1);
@@ -109,25 +109,24 @@ test("a client that disconnects aborts its request; others are unaffected", asyn
   }
 });
 
-test("pause_generation in_place freezes progress until continue_generation; abort mode aborts", async () => {
+test("pause_generation holds every request until continue_generation; abort mode aborts", async () => {
   const engine = await startEngine({ tokenLatencyMs: 2 });
   try {
-    const running = generate(engine.url, "p1");
-    await untilInFlight(engine, 1, 10);
     const paused = await post(engine.url, "/pause_generation", { mode: "in_place" });
     assert.deepEqual(await paused.json(), { message: "Generation paused successfully.", status: "ok" });
-    const queued = generate(engine.url, "p2");
-    await untilInFlight(engine, 2, 150);
-    // Nothing finishes while paused, even though both replies need well under 150 ms.
+    const held = ["p1", "p2"].map((rid) => generate(engine.url, rid));
+    await until(() => engine.stats().inFlight === 2);
+    await new Promise((r) => setTimeout(r, 150));
+    // Nothing finishes while paused, though each reply needs well under 150 ms.
     assert.equal(engine.stats().generated, 0);
     await post(engine.url, "/continue_generation", {});
-    const [a, b] = await Promise.all([running, queued]);
-    assert.equal(a.meta_info.finish_reason.type, "stop");
-    assert.equal(b.meta_info.finish_reason.type, "stop");
-    assert.ok(a.meta_info.e2e_latency >= 0.15, `e2e ${a.meta_info.e2e_latency}`);
+    for (const r of await Promise.all(held)) {
+      assert.equal(r.meta_info.finish_reason.type, "stop");
+      assert.ok(r.meta_info.e2e_latency >= 0.15, `e2e ${r.meta_info.e2e_latency}`);
+    }
 
-    const victim = generate(engine.url, "p3");
-    await untilInFlight(engine, 1);
+    const victim = generate(engine.url, "p3", LONG);
+    await untilStarted(engine, 3);
     await post(engine.url, "/pause_generation", { mode: "abort" });
     assert.equal((await victim).meta_info.finish_reason.type, "abort");
     await post(engine.url, "/continue_generation", {});
@@ -141,8 +140,10 @@ test("pause_generation in_place freezes progress until continue_generation; abor
 test("max_running_requests: beyond the limit /generate answers 503 in SGLang's overload shape", async () => {
   const engine = await startEngine({ tokenLatencyMs: 4, maxRunningRequests: 2 });
   try {
-    const pending = ["q1", "q2"].map((rid) => generate(engine.url, rid));
-    await untilInFlight(engine, 2, 0);
+    const pending = ["q1", "q2"].map((rid) =>
+      generate(engine.url, rid, { ignore_eos: true, max_new_tokens: 150 }),
+    );
+    await until(() => engine.stats().inFlight === 2);
     const res = await post(engine.url, "/generate", { input_ids: PROMPT });
     assert.equal(res.status, 503);
     const body = (await res.json()) as Record<string, unknown>;

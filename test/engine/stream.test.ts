@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { startEngine } from "../../src/engine/index.ts";
 import { loadTokenizer } from "../../src/tokenizer/index.ts";
 import { readSse } from "./sse.ts";
-import { untilInFlight } from "./wait.ts";
+import { untilStarted } from "./wait.ts";
 
 const tok = loadTokenizer();
 const chat = (user: string) => `<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
@@ -77,7 +77,7 @@ test("batch streams tag each chunk with its index; an aborted stream ends with f
       rid: "victim",
       sampling_params: { ignore_eos: true, max_new_tokens: 500 },
     });
-    await untilInFlight(engine, 1);
+    await untilStarted(engine, 2);
     await fetch(`${engine.url}/abort_request`, { method: "POST", body: JSON.stringify({ rid: "victim" }) });
     const aborted = await pending;
     const last = aborted.at(-1);

@@ -2,21 +2,20 @@ import type { EngineHandle } from "../../src/engine/index.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Sampling for a request meant to be aborted: thousands of tokens, far beyond any test's wait. */
+export const LONG = { ignore_eos: true, max_new_tokens: 2000 } as const;
+
 /**
- * Waits until `n` requests are generating on the engine, then `settleMs` more so each has
- * emitted some tokens. Polling instead of a fixed sleep keeps abort tests stable on a busy box.
+ * Waits until the engine has received `n` /generate requests, then `settleMs` more so each has
+ * emitted some tokens. Polling instead of a fixed sleep keeps abort tests stable on a busy box;
+ * tests make the requests they abort LONG, so "received" implies "still generating".
  */
-export async function untilInFlight(
-  engine: EngineHandle,
-  n: number,
-  settleMs = 30,
-  timeoutMs = 5_000,
-): Promise<void> {
-  await until(() => engine.stats().inFlight >= n, timeoutMs, `${n} requests in flight`);
+export async function untilStarted(engine: EngineHandle, n: number, settleMs = 30): Promise<void> {
+  await until(() => engine.stats().requests >= n, 10_000, `${n} requests received`);
   await sleep(settleMs);
 }
 
-export async function until(cond: () => boolean, timeoutMs = 5_000, what = "condition"): Promise<void> {
+export async function until(cond: () => boolean, timeoutMs = 10_000, what = "condition"): Promise<void> {
   const end = performance.now() + timeoutMs;
   while (!cond()) {
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);

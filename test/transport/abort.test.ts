@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startEngine } from "../../src/engine/index.ts";
 import { SglangTransport } from "../../src/transport/index.ts";
-import { untilInFlight } from "../engine/wait.ts";
+import { LONG, untilStarted } from "../engine/wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(40).fill(9707), 151645, 198, 151644, 77091, 198];
 
@@ -15,20 +15,25 @@ for (const workers of [0, 3]) {
     const t = new SglangTransport({ baseUrl: engine.url, routingPolicy: "consistent_hashing" });
     try {
       const sessions = ["alpha", "beta", "gamma", "delta"];
+      // beta is long (it must still be running when aborted); the others run 150 tokens.
       const pending = sessions.map((s) =>
-        t.generate({ inputIds: PROMPT, sessionId: s, stopTokenIds: [151645] }),
+        t.generate({
+          inputIds: PROMPT,
+          sessionId: s,
+          sampling: s === "beta" ? LONG : { ignore_eos: true, max_new_tokens: 150 },
+        }),
       );
-      await untilInFlight(engine, 4);
+      await untilStarted(engine, 4);
       await t.abortSession("beta");
       const results = await Promise.all(pending);
       const byName = Object.fromEntries(sessions.map((s, i) => [s, results[i]]));
       assert.equal(byName.beta.finishReason, "abort");
       assert.ok(byName.beta.outputIds.length > 0, "partial tokens came back");
-      assert.ok(byName.beta.outputIds.length < byName.alpha.outputIds.length, "fewer than a full reply");
+      assert.ok(byName.beta.outputIds.length < LONG.max_new_tokens, "fewer than a full reply");
       assert.equal(byName.beta.logprobs.length, byName.beta.outputIds.length);
       for (const s of ["alpha", "gamma", "delta"]) {
-        assert.equal(byName[s].finishReason, "stop", s);
-        assert.equal(byName[s].outputIds.at(-1), 151645);
+        assert.equal(byName[s].finishReason, "length", s);
+        assert.equal(byName[s].outputIds.length, 150);
       }
       assert.equal(t.stats.finishReasons.abort, 1);
       assert.equal(engine.stats().aborted, 1);
@@ -44,8 +49,10 @@ test("abortAll reaches every worker behind the router", async () => {
   const t = new SglangTransport({ baseUrl: engine.url, routingPolicy: "consistent_hashing" });
   try {
     assert.deepEqual(await t.listWorkers(), engine.workerUrls);
-    const pending = Array.from({ length: 9 }, (_, i) => t.generate({ inputIds: PROMPT, sessionId: `s${i}` }));
-    await untilInFlight(engine, 9);
+    const pending = Array.from({ length: 9 }, (_, i) =>
+      t.generate({ inputIds: PROMPT, sessionId: `s${i}`, sampling: LONG }),
+    );
+    await untilStarted(engine, 9);
     await t.abortAll();
     const results = await Promise.all(pending);
     assert.deepEqual(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startEngine } from "../../src/engine/index.ts";
 import { SessionTable, SglangTransport } from "../../src/transport/index.ts";
+import { startScripted } from "./scripted-server.ts";
 
 test("the session LRU stays at its bound after 100,000 sessions", () => {
   const table = new SessionTable(10_000);
@@ -17,19 +17,18 @@ test("the session LRU stays at its bound after 100,000 sessions", () => {
 });
 
 test("the transport's default capacity is 10,000 and eviction resets a session's turn counter", async () => {
-  const engine = await startEngine();
-  const t = new SglangTransport({ baseUrl: engine.url, sessionCapacity: 3 });
-  const dflt = new SglangTransport({ baseUrl: engine.url });
+  const server = await startScripted([]);
+  const t = new SglangTransport({ baseUrl: server.url, sessionCapacity: 3 });
+  const dflt = new SglangTransport({ baseUrl: server.url });
   assert.equal(dflt.sessions.capacity, 10_000);
   try {
-    const rids: string[] = [];
-    for (const s of ["a", "a", "b", "c", "d", "a"])
-      rids.push((await t.generate({ inputIds: [1, 2, 3], sessionId: s })).rid);
+    for (const s of ["a", "a", "b", "c", "d", "a"]) await t.generate({ inputIds: [1, 2, 3], sessionId: s });
+    const rids = server.bodies.map((b) => (b as { rid: string }).rid);
     assert.deepEqual(rids, ["a:0", "a:1", "b:0", "c:0", "d:0", "a:0"]);
     assert.equal(t.sessions.size, 3);
   } finally {
     await t.close();
     await dflt.close();
-    await engine.close();
+    await server.close();
   }
 });
