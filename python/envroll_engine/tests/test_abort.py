@@ -91,3 +91,53 @@ def test_empty_rid_without_abort_all_is_ignored(engine):
     engine.post("/abort_request", {"rid": "survivor"})
     t.join(30)
     assert out["out"]["meta_info"]["finish_reason"]["type"] == "abort"
+
+
+def _open_stream(engine, rid: str):
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection(engine.host, engine.port, timeout=60)
+    conn.request("POST", "/generate", body=json.dumps({"input_ids": [1, 2, 3], "rid": rid, "stream": True,
+                                                         "sampling_params": LONG}),
+                 headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    assert resp.status == 200
+    return conn, resp
+
+
+def test_aborted_stream_ends_with_abort_chunk_then_done(engine):
+    import json
+
+    conn, resp = _open_stream(engine, "stream-abort")
+    first = resp.readline()  # the first cumulative chunk: generation is under way
+    assert first.startswith(b"data: {")
+    engine.post("/abort_request", {"rid": "stream-abort"})
+    events = [e for e in (first + resp.read()).decode().split("\n\n") if e]
+    conn.close()
+    assert events[-1] == "data: [DONE]"
+    last = json.loads(events[-2][len("data: "):])
+    assert last["meta_info"]["finish_reason"]["type"] == "abort" and last["output_ids"]
+
+
+def test_stream_client_disconnect_aborts_request(engine):
+    import json
+    import socket
+
+    body = json.dumps({"input_ids": [1, 2, 3], "rid": "stream-gone", "stream": True, "sampling_params": LONG})
+    sock = socket.create_connection((engine.host, engine.port), timeout=60)
+    sock.sendall(f"POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
+    got = b""
+    while b"data: {" not in got:  # wait for the first chunk: generation is under way
+        chunk = sock.recv(65536)
+        assert chunk, "stream closed early"
+        got += chunk
+    sock.close()  # hang up mid-stream
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        live = engine.get("/get_server_info")[1]["live_rids"]
+        if "stream-gone" not in live["running"] + live["waiting"]:
+            return
+        time.sleep(0.1)
+    raise AssertionError("request kept running after the client disconnected")
