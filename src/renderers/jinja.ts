@@ -2,7 +2,8 @@
  * The generic renderer: any HF chat template (tokenizer_config.json `chat_template`) run through
  * `@huggingface/jinja`, tokenized with the matching tokenizer. It is for families without a
  * hand-written renderer, so it promises less:
- * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass);
+ * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass),
+ *   except that `tojson` prints floats the JavaScript way (`1.0` → `1`, `1e-05` → `0.00001`);
  * - attribution is recovered by rendering message prefixes and diffing the text (a template that
  *   rewrites history, e.g. drops old reasoning, gives the rewritten part to the later message);
  * - `bridge` always returns null: with no hand-written knowledge of the format, extending the
@@ -13,7 +14,7 @@ import { Template } from "@huggingface/jinja";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
-import { patchJinjaPythonStrings } from "./jinja-python-strings.ts";
+import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
 import { contentText, messageRoles, messageToolNames } from "./messages.ts";
 import { PyFloat } from "./py-json.ts";
 import type {
@@ -54,7 +55,7 @@ export class JinjaRenderer implements Renderer {
     this.name = options.name ?? "jinja";
     const source = options.chatTemplate ?? tokenizer.chatTemplate;
     if (!source) throw new Error(`${this.name}: the tokenizer has no chat_template`);
-    patchJinjaPythonStrings();
+    patchJinjaPythonSemantics();
     this.template = new Template(source);
     // `raise_exception` and `strftime_now` are built into @huggingface/jinja.
     this.vars = {
