@@ -1,0 +1,15 @@
+/**
+ * The built-in engine in its own process for the throughput benchmarks, with zero latency and
+ * the reference policy plus the bench tool loop (a policy function can only be passed to an
+ * in-process engine, so this child starts one). Prints the CLI's "listening on URL" line.
+ */
+import { startEngine } from "../src/engine/index.ts";
+import { toolLoopPolicy } from "./lib/tool-loop.ts";
+
+const engine = await startEngine({ policy: toolLoopPolicy, latencyMs: 0, tokenLatencyMs: 0 });
+process.stdout.write(`envroll engine listening on ${engine.url}\n`);
+await new Promise<void>((resolve) => {
+  process.once("SIGTERM", resolve);
+  process.once("SIGINT", resolve);
+});
+await engine.close();

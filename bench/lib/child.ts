@@ -1,0 +1,95 @@
+/**
+ * Child processes for the benchmarks: the engine runs in its own process (so the envroll
+ * process's CPU time is envroll's alone), and the memory benchmark runs under `--expose-gc`.
+ * Children are always `node --import tsx <script>` from the repository root.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export function spawnTs(script: string, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+}
+
+/** Resolves with the first stdout line that matches, or rejects when the child exits first. */
+export function waitForLine(
+  child: ChildProcess,
+  pattern: RegExp,
+  timeoutMs = 60_000,
+): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    const timer = setTimeout(
+      () => fail(new Error(`no line matching ${pattern} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onData = (chunk: Buffer) => {
+      buf += chunk.toString("utf8");
+      for (const line of buf.split("\n")) {
+        const m = line.match(pattern);
+        if (m) {
+          cleanup();
+          resolve(m);
+          return;
+        }
+      }
+    };
+    const onExit = (code: number | null) =>
+      fail(new Error(`child exited (${code}) before printing ${pattern}`));
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.off("exit", onExit);
+    };
+    const fail = (e: Error) => {
+      cleanup();
+      reject(e);
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", onExit);
+  });
+}
+
+/** Runs a script to completion and returns its stdout (rejects on a non-zero exit). */
+export function runTs(script: string, args: string[] = [], nodeFlags: string[] = []): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawnTs(script, args, nodeFlags);
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString("utf8");
+    });
+    child.once("error", reject);
+    child.once("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${script} exited with code ${code}`)),
+    );
+  });
+}
+
+/** SIGTERM, then wait for the exit so the next benchmark starts on a quiet machine. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere). */
+export function procCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the ")" that closes the command name; utime and stime are the 12th and 13th.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every mainstream Linux build. */
+const CLOCK_TICKS = 100;

@@ -1,0 +1,59 @@
+/**
+ * A bench-local multi-turn tool workload: the model calls the `step` tool 7 times, then answers
+ * (8 model turns per episode). Both halves live here so they cannot drift apart: the taskset
+ * (run by envroll under the `default` harness) and the engine policy that plays the model.
+ *
+ * The policy reads only the last message (cheap on the engine side): the task prompt opens the
+ * loop and each tool result says which step finished.
+ */
+import { referencePolicy } from "../../src/engine/policies/reference.ts";
+import type { PolicyFn } from "../../src/engine/types.ts";
+import { defineTaskset } from "../../src/task.ts";
+import type { TaskData } from "../../src/types.ts";
+
+export const TOOL_STEPS = 7;
+const MARKER = "BENCH_TOOL_LOOP";
+const STEP_DONE = /bench-step (\d+) done/;
+
+interface ToolLoopData extends TaskData {
+  idx: number;
+  prompt: string;
+  system_prompt: string;
+}
+
+export const toolLoopTaskset = defineTaskset<ToolLoopData>({
+  id: "bench-tool-loop",
+  description: "Call the step tool 7 times, then answer (benchmark workload).",
+  defaults: { harness: { id: "default" }, max_turns: TOOL_STEPS + 2 },
+  load: () =>
+    Array.from({ length: 512 }, (_, idx) => ({
+      idx,
+      prompt: `${MARKER} task ${idx}: walk through the ${TOOL_STEPS} steps of procedure ${idx * 7919} with the step tool, then report.`,
+      system_prompt:
+        "You are a careful operator. Use the step tool once per step; answer in <answer></answer> tags.",
+    })),
+  tools: [
+    {
+      name: "step",
+      description: "Run one step of the procedure and return its log.",
+      parameters: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+      // A few lines of log per step so the history grows the way real tool output does.
+      execute: (args: { n: number }) =>
+        `bench-step ${args.n} done: checked ${args.n * 3} items, ${args.n} warnings, elapsed ${(args.n * 0.37).toFixed(2)} s.\n` +
+        "log: ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok ok",
+    },
+  ],
+  rewards: [
+    { name: "answered", weight: 1, fn: ({ trace }) => (trace.lastReply.includes("<answer>") ? 1 : 0) },
+  ],
+});
+
+/** Engine policy: the tool loop for bench prompts, the reference policy for everything else. */
+export const toolLoopPolicy: PolicyFn = (ctx) => {
+  const last = ctx.lastMessage?.content ?? "";
+  const done = last.match(STEP_DONE);
+  const next = done ? Number(done[1]) + 1 : last.includes(MARKER) ? 1 : null;
+  if (next === null) return referencePolicy(ctx);
+  if (next > TOOL_STEPS) return `All ${TOOL_STEPS} steps are done.\n<answer>done</answer>`;
+  return `Running step ${next} of ${TOOL_STEPS} now.\n<tool_call>\n{"name": "step", "arguments": {"n": ${next}}}\n</tool_call>`;
+};

@@ -1,0 +1,96 @@
+/**
+ * Child of figure 4 (run with --expose-gc): streams N short episodes (single-turn reverse-text
+ * through Environment.runEval and a real TrainClient: render, parse, trace, scoring) to a
+ * traces.jsonl written by the eval CLI's TracesWriter, and samples RSS after a forced full GC
+ * every `every` episodes. Prints one JSON line: {"samples": [{episodes, rss, heapUsed}, ...]}.
+ *
+ * The engine is replaced by an in-process transport that answers every turn with one of a few
+ * canned reverse-text replies: it keeps only the engine's own memory out of this process and
+ * lets 100,000 episodes run in about a minute. Everything envroll does per episode still runs.
+ *
+ * Usage: node --expose-gc --import tsx bench/memory-child.ts EPISODES EVERY
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TrainClient } from "../src/clients/train.ts";
+import { TracesWriter } from "../src/outputs/traces-file.ts";
+import { createRenderer } from "../src/renderers/index.ts";
+import type { SglangTransport } from "../src/transport/index.ts";
+import type { GenerateRequest, GenerateResult } from "../src/transport/types.ts";
+import { environment } from "./lib/workloads.ts";
+import { CONCURRENCY } from "./throughput.ts";
+
+const [episodes, every] = process.argv.slice(2).map(Number) as [number, number];
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with node --expose-gc");
+
+const renderer = createRenderer("qwen3");
+const tokenizer = (await import("../src/tokenizer/index.ts")).loadTokenizer();
+const IM_END = renderer.stopTokenIds[0]!;
+const REPLIES = Array.from({ length: 16 }, (_, i) => [
+  ...tokenizer.encode(`<reversed_text>\n${"olleh dlrow ".repeat(3 + i)}\n</reversed_text>`),
+  IM_END,
+]);
+
+/** The part of SglangTransport a TrainClient uses, answering at once with a canned reply. */
+class CannedTransport {
+  private n = 0;
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    const outputIds = REPLIES[this.n++ % REPLIES.length]!;
+    return {
+      outputIds,
+      logprobs: outputIds.map(() => -0.5),
+      finishReason: "stop",
+      matchedStop: IM_END,
+      abortMessage: null,
+      promptTokens: req.inputIds.length,
+      completionTokens: outputIds.length,
+      cachedTokens: 0,
+      weightVersion: "default",
+      weightVersions: null,
+      e2eLatency: 0,
+      clientLatency: 0,
+      rid: `${req.sessionId}:${req.turn ?? 0}`,
+      text: null,
+      maxNewTokens: null,
+      attempts: 1,
+    };
+  }
+  async abort(): Promise<void> {}
+  async abortAll(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+const dir = mkdtempSync(join(tmpdir(), "envroll-bench-mem-"));
+const writer = new TracesWriter(join(dir, "traces.jsonl"));
+const env = await environment("reverse-text", CONCURRENCY);
+const client = new TrainClient({ renderer, transport: new CannedTransport() as unknown as SglangTransport });
+const samples: { episodes: number; rss: number; heapUsed: number }[] = [];
+let done = 0;
+let errored = 0;
+const t0 = performance.now();
+try {
+  await env.runEval({
+    client,
+    taskIndices: Array.from({ length: episodes }, (_, i) => i % env.tasks.length),
+    onTrace: (r) => {
+      writer.append(r);
+      if (r.errors.length > 0) errored++;
+      if (++done % every === 0) {
+        // Retained memory only: a full collection first (the rollouts in flight stay live).
+        gc();
+        const m = process.memoryUsage();
+        samples.push({ episodes: done, rss: m.rss, heapUsed: m.heapUsed });
+      }
+    },
+  });
+} finally {
+  writer.close();
+}
+const bytes = statSync(join(dir, "traces.jsonl")).size;
+rmSync(dir, { recursive: true, force: true });
+await env.close();
+process.stdout.write(
+  `${JSON.stringify({ samples, errored, traces_bytes: bytes, wall_s: (performance.now() - t0) / 1000 })}\n`,
+);
