@@ -62,5 +62,7 @@ test("decode, skipSpecialTokens, token/id lookups", () => {
 test("loadTokenizer is cached and accepts a folder path", () => {
   assert.equal(loadTokenizer("qwen3"), tok);
   assert.equal(loadTokenizer(qwen3TokenizerDir()), tok);
+  assert.equal(loadTokenizer("Qwen/Qwen3-8B"), tok);
+  assert.throws(() => loadTokenizer("Qwen/Qwen3.5-35B"));
   assert.throws(() => loadTokenizer("/nonexistent-dir"));
 });
