@@ -1,4 +1,5 @@
 /** Shared helpers for the sandbox suite. */
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import type { ProgramResult } from "../../src/runtimes/runtime.ts";
 import { SandboxRuntime, type SandboxSpec } from "../../src/runtimes/sandbox.ts";
@@ -18,39 +19,34 @@ export function processesWith(marker: string): number[] {
   return pids;
 }
 
-/**
- * Live (non-zombie) pids owned by a uid (the sandbox identity). A killed bubblewrap can linger
- * briefly as a zombie re-parented to the host's init until that reaps it; it holds no resources.
- */
-export function processesOfUid(uid: number): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const status = readFileSync(`/proc/${name}/status`, "utf8");
-      const m = /^Uid:\s+(\d+)/m.exec(status);
-      const zombie = /^State:\s+Z/m.test(status);
-      if (m && Number(m[1]) === uid && !zombie) pids.push(Number(name));
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return pids;
+/** A unique argv marker, so leftover processes of one run can be found by command line. */
+export function newMarker(): string {
+  return `envroll-marker-${randomBytes(6).toString("hex")}`;
 }
 
-/** Writes `code` as solution.py in a fresh sandbox, runs it, stops the sandbox. */
+/**
+ * Writes `code` as solution.py in a fresh sandbox, runs `python3 solution.py <marker>` (the
+ * marker is inherited by every forked child's command line), stops the sandbox.
+ */
 export async function runPython(
   code: string,
   spec: Partial<SandboxSpec> = {},
   timeoutMs = 5000,
-): Promise<ProgramResult & { workdir: string }> {
+): Promise<ProgramResult & { workdir: string; marker: string }> {
   const rt = new SandboxRuntime({ type: "sandbox", ...spec });
+  const marker = newMarker();
   await rt.start();
   try {
     await rt.writeFile("solution.py", code);
-    const r = await rt.run(["python3", "solution.py"], { timeoutMs });
-    return { ...r, workdir: rt.workdir };
+    const r = await rt.run(["python3", "solution.py", marker], { timeoutMs });
+    return { ...r, workdir: rt.workdir, marker };
   } finally {
     await rt.stop();
   }
+}
+
+/** Waits briefly for the kernel to finish tearing down, then lists what is still running. */
+export async function leftovers(marker: string): Promise<number[]> {
+  await new Promise((res) => setTimeout(res, 200));
+  return processesWith(marker);
 }

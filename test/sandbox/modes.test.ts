@@ -7,7 +7,7 @@ import { SandboxError } from "../../src/errors.ts";
 import { createRuntime } from "../../src/runtimes/index.ts";
 import { probeSandbox } from "../../src/runtimes/sandbox/probe.ts";
 import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
-import { processesWith, runPython } from "./helpers.ts";
+import { leftovers, runPython } from "./helpers.ts";
 
 const isRoot = process.getuid?.() === 0;
 
@@ -52,8 +52,7 @@ test("unsandboxed fallback still kills an orphan left in its process group", asy
     { bwrap: "/nonexistent/bwrap", allow_unsandboxed: true },
   );
   assert.equal(r.stdout.trim(), "parent done");
-  await new Promise((res) => setTimeout(res, 200));
-  assert.deepEqual(processesWith(`sleep ${marker}`), []);
+  assert.deepEqual(await leftovers(`sleep ${marker}`), []);
 });
 
 test("invalid spec keys are refused with the key named", () => {
@@ -96,14 +95,12 @@ test(
       spec,
     );
     assert.equal(secret.stdout, "denied\n");
-    const tag = randomBytes(4).toString("hex");
     const bomb = await runPython(
-      `import os, time\n# rootns-bomb-${tag}\nwhile True:\n  try: os.fork()\n  except OSError: time.sleep(0.01)`,
+      "import os, time\nwhile True:\n  try: os.fork()\n  except OSError: time.sleep(0.01)",
       spec,
       1500,
     );
     assert.equal(bomb.timedOut, true);
-    await new Promise((res) => setTimeout(res, 200));
-    assert.deepEqual(processesWith(`rootns-bomb-${tag}`), []);
+    assert.deepEqual(await leftovers(bomb.marker), []);
   },
 );

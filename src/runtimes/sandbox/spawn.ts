@@ -88,18 +88,23 @@ export function spawnProgram(argv: readonly string[], o: SpawnOptions): Promise<
     child.on("exit", (code, signal) => {
       // Whatever the leader left behind in its group dies with it.
       kill();
-      let drained = 0;
-      const done = () => finish(code, signal ?? (timedOut ? "SIGKILL" : null));
-      const onEnd = () => {
-        if (++drained === 2) done();
+      const done = () => {
+        clearTimeout(grace);
+        finish(code, signal ?? (timedOut ? "SIGKILL" : null));
       };
-      child.stdout.once("close", onEnd);
-      child.stderr.once("close", onEnd);
-      setTimeout(() => {
+      // The pipes may already have closed before 'exit' fired; wait only for those still open.
+      const open = [child.stdout, child.stderr].filter((s) => !s.closed);
+      let remaining = open.length;
+      const grace = setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
         done();
-      }, DRAIN_GRACE_MS).unref();
+      }, DRAIN_GRACE_MS);
+      if (remaining === 0) done();
+      for (const s of open)
+        s.once("close", () => {
+          if (--remaining === 0) done();
+        });
     });
   });
 }
