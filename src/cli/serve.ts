@@ -15,6 +15,7 @@ interface ServeOptions {
   stateDir?: string;
   evalConfig?: string;
   bodyLimit: string;
+  exitWithStdin?: boolean;
 }
 
 function nonNegativeInt(value: string, flag: string): number {
@@ -34,6 +35,7 @@ export function registerServeCommand(program: Command): void {
     .option("--state-dir <dir>", "persist the train task cursor here, one file per rollout step")
     .option("--eval-config <file>", "a separate environment config for eval requests")
     .option("--body-limit <bytes>", "largest accepted request body", String(1 << 20))
+    .option("--exit-with-stdin", "stop when standard input closes (the launching trainer died)")
     .action(async (config: string, o: ServeOptions) => {
       const backend = await openEnvironmentBackend(config, { evalConfigPath: o.evalConfig });
       const service = await startService({
@@ -54,9 +56,16 @@ export function registerServeCommand(program: Command): void {
       await new Promise<void>((resolve) => {
         process.once("SIGINT", () => resolve());
         process.once("SIGTERM", () => resolve());
+        // A trainer killed with SIGKILL runs no exit hook; its end of our stdin pipe still closes.
+        if (o.exitWithStdin) {
+          process.stdin.once("end", () => resolve());
+          process.stdin.once("close", () => resolve());
+          process.stdin.resume();
+        }
       });
       // Abort and drain: in-flight requests hand their tasks back and save the cursor first.
       await service.close();
       await backend.close();
+      process.stdin.destroy();
     });
 }

@@ -58,7 +58,6 @@ export interface EngineSpec {
   maxResponseLen?: number;
   skipSpecialTokens: boolean;
   stopTokenIds: number[];
-  stop?: string[];
   connections: number;
   /** Renderer chat-template kwargs (`--apply-chat-template-kwargs`, e.g. enable_thinking). */
   chatTemplateKwargs: Record<string, unknown>;

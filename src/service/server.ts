@@ -22,6 +22,7 @@ import {
   ReleaseRequestSchema,
   type RolloutRequest,
   RolloutRequestSchema,
+  type SummaryLine,
 } from "./protocol.ts";
 import { type RequestLedger, type RunDeps, runRollout } from "./rollout-run.ts";
 
@@ -130,7 +131,20 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       );
       await write(summary);
     } catch (err) {
-      await write({ type: "summary", error: err instanceof Error ? err.message : String(err) });
+      // E.g. a saved cursor that does not fit this environment: the stream still ends with a summary.
+      const failed: SummaryLine = {
+        type: "summary",
+        rollout_id: body.rollout_id,
+        evaluation: body.evaluation,
+        requested: body.evaluation ? 0 : (body.count ?? 0),
+        delivered: 0,
+        aborted: 0,
+        dropped: {},
+        error: err instanceof Error ? err.message : String(err),
+        elapsed_s: 0,
+        cursor: null,
+      };
+      await write(failed);
     } finally {
       active.delete(entry);
       res.end();

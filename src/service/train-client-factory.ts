@@ -35,7 +35,6 @@ export function trainClientFactory(defaultModel: string): ClientFactory {
       lora: spec.lora ?? null,
       skipSpecialTokens: spec.skipSpecialTokens,
       extraStopTokenIds: spec.stopTokenIds,
-      stop: spec.stop,
       connections: spec.connections,
     });
     return new ScopedClient(new TrainClient({ renderer: rendererFor(spec), transport }));

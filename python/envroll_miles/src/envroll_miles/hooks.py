@@ -13,7 +13,6 @@ import importlib
 import inspect
 from typing import Any, Callable
 
-from .samples import flatten
 
 
 def load_function(path: str) -> Callable:
@@ -46,11 +45,21 @@ def has_miles_rm(args: Any) -> bool:
     return bool(getattr(args, "custom_rm_path", None) or getattr(args, "rm_type", None))
 
 
+def _scored(group: list) -> list[tuple[Any, list]]:
+    """(sample the RM sees, samples that get its reward) per group element.
+
+    Miles requires the siblings of a compact rollout to carry identical rewards, so the RM scores
+    the last sibling (the final answer) and its reward is copied to the others.
+    """
+    return [(e[-1], e) if isinstance(e, list) else (e, [e]) for e in group]
+
+
 async def apply_rewards(args: Any, group: list) -> None:
     """Replaces the envroll reward of every sample of ``group`` with the Miles RM's, when one is set."""
     if not has_miles_rm(args):
         return
-    samples = flatten(group)
+    scored = _scored(group)
+    samples = [s for s, _ in scored]
     hub = _rm_hub()
     if getattr(args, "group_rm", False):
         if hub is not None and hasattr(hub, "batched_async_rm"):
@@ -59,16 +68,12 @@ async def apply_rewards(args: Any, group: list) -> None:
             rewards = await _maybe_await(_custom_rm(args)(args, samples))
         if len(rewards) != len(samples):
             raise ValueError(f"envroll_miles: group RM returned {len(rewards)} rewards for {len(samples)} samples")
-        for sample, reward in zip(samples, rewards):
-            sample.reward = reward
-        return
-    if hub is not None and hasattr(hub, "async_rm"):
-        call = hub.async_rm
     else:
-        call = _custom_rm(args)
-    rewards = await asyncio.gather(*(_maybe_await(call(args, s)) for s in samples))
-    for sample, reward in zip(samples, rewards):
-        sample.reward = reward
+        call = hub.async_rm if hub is not None and hasattr(hub, "async_rm") else _custom_rm(args)
+        rewards = await asyncio.gather(*(_maybe_await(call(args, s)) for s in samples))
+    for (_, targets), reward in zip(scored, rewards):
+        for sample in targets:
+            sample.reward = reward
 
 
 def _custom_rm(args: Any) -> Callable:

@@ -52,9 +52,12 @@ class ServiceProcess:
             cmd += ["--state-dir", str(state_dir)]
         if eval_config:
             cmd += ["--eval-config", str(eval_config)]
+        # The child exits when this pipe closes, so a SIGKILLed trainer leaves no orphan service.
+        cmd.append("--exit-with-stdin")
         self.command = cmd
         self._proc = subprocess.Popen(
             cmd,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=None,  # the service's log goes to the trainer's stderr
             text=True,

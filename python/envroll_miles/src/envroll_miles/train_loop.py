@@ -105,7 +105,11 @@ async def collect_train(args: Any, client: ServiceClient, types: Any, rollout_id
     kept.sort(key=_first_index)
     hooks.run_sample_filter(args, kept)
     hooks.run_all_samples_hook(args, all_groups, data_source)
-    metrics = sample_metrics(kept, getattr(args, "reward_key", None))
+    # Rates over every group that ran (the dropped ones too), so failures are not hidden by the filter.
+    metrics = sample_metrics(all_groups, getattr(args, "reward_key", None))
+    metrics["envroll/kept_reward_mean"] = sample_metrics(kept, getattr(args, "reward_key", None)).get(
+        "envroll/reward_mean", 0.0
+    )
     metrics.update(drop_metrics(drops))
     metrics["envroll/groups_delivered"] = float(delivered)
     metrics["envroll/requests"] = float(requests)
