@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
 import { readTraces } from "../../src/outputs/traces-file.ts";
 import { builtinTasksets } from "../../src/tasksets/index.ts";
@@ -29,144 +29,147 @@ function assertEachOnce(dir: string, n: number, r: number): void {
   assert.deepEqual([...keys].sort(), expected.sort());
 }
 
-// A slow engine (150 ms per request) so a run can be interrupted midway.
-let slow: EngineHandle;
-before(async () => {
-  slow = await startEngine({ policy: "reference", latencyMs: 150 });
-});
-after(async () => {
-  await slow.close();
-});
-
-const slowArgs = () => [
-  "--engine",
-  slow.url,
-  "-m",
-  "envroll-engine/reference",
-  "--client.renderer",
-  "qwen3",
-  "-c",
-  "2",
-];
-
-test("the offline quickstart writes the four outputs, and the summary agrees with the traces", async (t) => {
-  const out = mkdtempSync(join(tmpdir(), "envroll-eval-"));
-  const res = await runCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out]);
-  assert.equal(res.code, 0, res.stderr);
-  assert.match(res.stderr, /built-in engine/);
-  assert.match(res.stdout, /pass@4/);
-  const dir = onlyRunDir(out);
-  assert.match(dir, /reverse-text--envroll-engine-reference--null/);
-  for (const f of ["config.toml", "traces.jsonl", "summary.json", "report.html"])
-    assert.ok(existsSync(join(dir, f)), f);
-  assertEachOnce(dir, 8, 4);
-  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
-  checkSummaryAgainstTraces(summary, readTraces(join(dir, "traces.jsonl")).traces, 4);
-  assert.deepEqual(Object.keys(summary.pass_at_k), ["1", "2", "4"]);
-
-  const bin = findChromium();
-  if (!bin) return t.skip(CHROMIUM_SKIP);
-  const { dom, console } = renderInChromium(bin, `file://${join(dir, "report.html")}`);
-  assert.deepEqual(console, [], "report.html logs no console errors");
-  assert.match(dom, /id="t-7-3"/);
-});
-
-test("Ctrl-C stops, keeps what finished, writes the summary and exits non-zero", async () => {
-  const out = mkdtempSync(join(tmpdir(), "envroll-sigint-"));
-  const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
-  await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 3, 60_000, "first traces");
-  child.kill("SIGINT");
-  const res = await done;
-  assert.equal(res.code, 130, res.stderr);
-  assert.match(res.stderr, /resume with: npx envroll eval --resume /);
-  const dir = onlyRunDir(out);
-  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
-  const lines = readTraces(join(dir, "traces.jsonl")).traces;
-  assert.ok(lines.length < 32, "stopped early");
-  checkSummaryAgainstTraces(summary, lines, 4);
-});
-
-test("--resume after a kill -9 finishes the run with every (task, rollout) exactly once", async () => {
-  const out = mkdtempSync(join(tmpdir(), "envroll-resume-"));
-  const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
-  await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 6, 60_000, "first traces");
-  child.kill("SIGKILL");
-  await done;
-  const dir = onlyRunDir(out);
-  const before = lineCount(join(dir, "traces.jsonl"));
-  assert.ok(before >= 6 && before < 32, `killed midway (${before} traces)`);
-  const res = await runCli(["eval", "--resume", dir]);
-  assert.equal(res.code, 0, res.stderr);
-  assert.match(res.stderr, new RegExp(`${before} rollout\\(s\\) done, ${32 - before} to run`));
-  assertEachOnce(dir, 8, 4);
-  const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
-  assert.equal(summary.num_traces, 32);
-  checkSummaryAgainstTraces(summary, readTraces(join(dir, "traces.jsonl")).traces, 4);
-  // Nothing left to do: a second resume runs nothing and appends nothing.
-  const again = await runCli(["eval", "--resume", dir]);
-  assert.equal(again.code, 0, again.stderr);
-  assert.equal(lineCount(join(dir, "traces.jsonl")), 32);
-});
-
-test("--openai runs against any OpenAI-compatible endpoint (text level, no token ids)", async () => {
-  // A stand-in provider that reverses the last user message.
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => {
-      body += d;
-    });
-    req.on("end", () => {
-      const { messages, model } = JSON.parse(body);
-      const user = [...messages].reverse().find((m: { role: string }) => m.role === "user");
-      const answer = [...String(user.content)].reverse().join("");
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(
-        JSON.stringify({
-          id: "x",
-          object: "chat.completion",
-          created: 0,
-          model,
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant", content: `<reversed_text>${answer}</reversed_text>` },
-              finish_reason: "stop",
-            },
-          ],
-          usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
-        }),
-      );
-    });
+// The CLI tests are mostly process start-up and waiting, so they run side by side.
+describe("envroll eval (real CLI)", { concurrency: true }, () => {
+  // A slow engine (150 ms per request) so a run can be interrupted midway.
+  let slow: EngineHandle;
+  before(async () => {
+    slow = await startEngine({ policy: "reference", latencyMs: 150 });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  try {
-    const { port } = server.address() as AddressInfo;
-    const out = mkdtempSync(join(tmpdir(), "envroll-openai-"));
-    const res = await runCli([
-      "eval",
-      TASKSET,
-      "-n",
-      "3",
-      "-r",
-      "2",
-      "-o",
-      out,
-      "--openai",
-      `http://127.0.0.1:${port}/v1`,
-      "-m",
-      "stand-in",
-    ]);
+  after(async () => {
+    await slow.close();
+  });
+
+  const slowArgs = () => [
+    "--engine",
+    slow.url,
+    "-m",
+    "envroll-engine/reference",
+    "--client.renderer",
+    "qwen3",
+    "-c",
+    "2",
+  ];
+
+  test("the offline quickstart writes the four outputs, and the summary agrees with the traces", async (t) => {
+    const out = mkdtempSync(join(tmpdir(), "envroll-eval-"));
+    const res = await runCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out]);
     assert.equal(res.code, 0, res.stderr);
-    assert.doesNotMatch(res.stderr, /built-in engine/);
+    assert.match(res.stderr, /built-in engine/);
+    assert.match(res.stdout, /pass@4/);
     const dir = onlyRunDir(out);
-    assert.match(dir, /reverse-text--stand-in--null/);
+    assert.match(dir, /reverse-text--envroll-engine-reference--null/);
+    for (const f of ["config.toml", "traces.jsonl", "summary.json", "report.html"])
+      assert.ok(existsSync(join(dir, f)), f);
+    assertEachOnce(dir, 8, 4);
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
-    assert.equal(summary.reward.mean, 1);
-    assert.equal(summary.tokens.total, 6 * 30);
-    assertEachOnce(dir, 3, 2);
-  } finally {
-    server.close();
-  }
+    checkSummaryAgainstTraces(summary, readTraces(join(dir, "traces.jsonl")).traces, 4);
+    assert.deepEqual(Object.keys(summary.pass_at_k), ["1", "2", "4"]);
+
+    const bin = findChromium();
+    if (!bin) return t.skip(CHROMIUM_SKIP);
+    const { dom, console } = await renderInChromium(bin, `file://${join(dir, "report.html")}`);
+    assert.deepEqual(console, [], "report.html logs no console errors");
+    assert.match(dom, /id="t-7-3"/);
+  });
+
+  test("Ctrl-C stops, keeps what finished, writes the summary and exits non-zero", async () => {
+    const out = mkdtempSync(join(tmpdir(), "envroll-sigint-"));
+    const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+    await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 3, 120_000, "first traces");
+    child.kill("SIGINT");
+    const res = await done;
+    assert.equal(res.code, 130, res.stderr);
+    assert.match(res.stderr, /resume with: npx envroll eval --resume /);
+    const dir = onlyRunDir(out);
+    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+    const lines = readTraces(join(dir, "traces.jsonl")).traces;
+    assert.ok(lines.length < 32, "stopped early");
+    checkSummaryAgainstTraces(summary, lines, 4);
+  });
+
+  test("--resume after a kill -9 finishes the run with every (task, rollout) exactly once", async () => {
+    const out = mkdtempSync(join(tmpdir(), "envroll-resume-"));
+    const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+    await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 6, 120_000, "first traces");
+    child.kill("SIGKILL");
+    await done;
+    const dir = onlyRunDir(out);
+    const before = lineCount(join(dir, "traces.jsonl"));
+    assert.ok(before >= 6 && before < 32, `killed midway (${before} traces)`);
+    const res = await runCli(["eval", "--resume", dir]);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stderr, new RegExp(`${before} rollout\\(s\\) done, ${32 - before} to run`));
+    assertEachOnce(dir, 8, 4);
+    const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+    assert.equal(summary.num_traces, 32);
+    checkSummaryAgainstTraces(summary, readTraces(join(dir, "traces.jsonl")).traces, 4);
+    // Nothing left to do: a second resume runs nothing and appends nothing.
+    const again = await runCli(["eval", "--resume", dir]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(lineCount(join(dir, "traces.jsonl")), 32);
+  });
+
+  test("--openai runs against any OpenAI-compatible endpoint (text level, no token ids)", async () => {
+    // A stand-in provider that reverses the last user message.
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => {
+        body += d;
+      });
+      req.on("end", () => {
+        const { messages, model } = JSON.parse(body);
+        const user = [...messages].reverse().find((m: { role: string }) => m.role === "user");
+        const answer = [...String(user.content)].reverse().join("");
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            id: "x",
+            object: "chat.completion",
+            created: 0,
+            model,
+            choices: [
+              {
+                index: 0,
+                message: { role: "assistant", content: `<reversed_text>${answer}</reversed_text>` },
+                finish_reason: "stop",
+              },
+            ],
+            usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const out = mkdtempSync(join(tmpdir(), "envroll-openai-"));
+      const res = await runCli([
+        "eval",
+        TASKSET,
+        "-n",
+        "3",
+        "-r",
+        "2",
+        "-o",
+        out,
+        "--openai",
+        `http://127.0.0.1:${port}/v1`,
+        "-m",
+        "stand-in",
+      ]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.doesNotMatch(res.stderr, /built-in engine/);
+      const dir = onlyRunDir(out);
+      assert.match(dir, /reverse-text--stand-in--null/);
+      const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
+      assert.equal(summary.reward.mean, 1);
+      assert.equal(summary.tokens.total, 6 * 30);
+      assertEachOnce(dir, 3, 2);
+    } finally {
+      server.close();
+    }
+  });
 });
 
 function tracesPath(out: string): string {

@@ -4,7 +4,7 @@
  * violations and uncaught errors included). Tests skip when no browser is installed
  * (CI installs the Debian `chromium` package).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 
 export function findChromium(): string | null {
   for (const bin of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
@@ -28,15 +28,26 @@ export interface Rendered {
   console: string[];
 }
 
-export function renderInChromium(bin: string, url: string): Rendered {
-  const r = spawnSync(bin, [...BASE_FLAGS, "--dump-dom", url], {
-    encoding: "utf8",
-    timeout: 60_000,
-    maxBuffer: 64 << 20,
+/** Async on purpose: a blocking spawnSync would also stall servers running in the test process. */
+export function renderInChromium(bin: string, url: string): Promise<Rendered> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, [...BASE_FLAGS, "--dump-dom", url], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`chromium exited ${code}: ${stderr.slice(-2000)}`));
+      resolve({ dom: stdout, console: stderr.split("\n").filter((l) => /:CONSOLE[:(]/.test(l)) });
+    });
   });
-  if (r.status !== 0) throw new Error(`chromium exited ${r.status}: ${r.stderr.slice(-2000)}`);
-  const consoleLines = r.stderr.split("\n").filter((l) => /:CONSOLE[:(]/.test(l));
-  return { dom: r.stdout, console: consoleLines };
 }
 
 export function screenshot(bin: string, url: string, out: string): void {

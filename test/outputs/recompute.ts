@@ -51,7 +51,7 @@ export function checkSummaryAgainstTraces(summary: any, lines: TraceRecord[], nu
   for (const t of traces) byTask.set(t.task_index, [...(byTask.get(t.task_index) ?? []), t]);
   const complete = [...byTask.values()].filter((g) => g.length === numRollouts);
   const ks: string[] = [];
-  for (let k = 1; numRollouts > 1 && k <= numRollouts; k *= 2) {
+  for (let k = 1; numRollouts > 1 && complete.length > 0 && k <= numRollouts; k *= 2) {
     ks.push(String(k));
     let at = 0;
     let all = 0;

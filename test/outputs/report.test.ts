@@ -84,14 +84,14 @@ test("the report is one well-formed page and never emits user text raw", () => {
   for (const t of traces) assert.ok(html.includes(`href="#t-${t.task_index}-${t.rollout_index}"`));
 });
 
-test("the report renders in headless Chromium without console errors or injected script", (t) => {
+test("the report renders in headless Chromium without console errors or injected script", async (t) => {
   const bin = findChromium();
   if (!bin) return t.skip(CHROMIUM_SKIP);
   const { traces, summary } = hostileRun();
   const dir = mkdtempSync(join(tmpdir(), "envroll-report-"));
   const file = join(dir, "report.html");
   writeFileSync(file, renderReport(summary, traces));
-  const { dom, console } = renderInChromium(bin, `file://${file}#t-2-1`);
+  const { dom, console } = await renderInChromium(bin, `file://${file}#t-2-1`);
   assert.deepEqual(console, [], "no console messages (errors, CSP violations)");
   assert.ok(!/data-pwned="/.test(dom), "injected script did not run");
   assert.match(
