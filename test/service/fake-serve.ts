@@ -5,10 +5,12 @@
  *   node --import tsx test/service/fake-serve.ts serve <fake.json> [--port 0] [--state-dir DIR]
  *
  * fake.json: {num_tasks, num_eval_tasks, delay_ms, slow_tasks: [..], slow_ms, constant_reward_tasks:
- * "odd" | [..], error_tasks: [..], error_message, requires_group_scoring, dialect, streaming}
+ * "odd" | [..], error_tasks: [..], error_message, multi_branch_tasks: [..], empty_tasks: [..],
+ * requires_group_scoring, dialect, streaming}
  */
 import { readFileSync } from "node:fs";
 import { startService } from "../../src/service/server.ts";
+import { branch } from "../miles/traces.ts";
 import { FakeClient, FakeEnv } from "./fake-env.ts";
 
 const argv = process.argv.slice(2).filter((a) => a !== "serve");
@@ -19,6 +21,8 @@ const flag = (name: string) => {
 const cfg = JSON.parse(readFileSync(argv[0], "utf8")) as Record<string, any>;
 const slow = new Set<number>(cfg.slow_tasks ?? []);
 const errors = new Set<number>(cfg.error_tasks ?? []);
+const multiBranch = new Set<number>(cfg.multi_branch_tasks ?? []);
+const empty = new Set<number>(cfg.empty_tasks ?? []);
 const constant = (t: number) =>
   cfg.constant_reward_tasks === "odd" ? t % 2 === 1 : (cfg.constant_reward_tasks ?? []).includes(t);
 
@@ -33,6 +37,21 @@ const env = new FakeEnv({
       ? { errors: [{ type: "ToolsetError", message: cfg.error_message ?? "tool crashed" }] }
       : {}),
     ...(t % 3 === 2 ? { is_truncated: true, stop_condition: "max_turns" } : {}),
+    ...(multiBranch.has(t)
+      ? {
+          branches: [
+            branch([
+              [[1, 2], false],
+              [[3, 4], true],
+            ]),
+            branch([
+              [[5], false],
+              [[6, 7, 8], true],
+            ]),
+          ],
+        }
+      : {}),
+    ...(empty.has(t) && k === 0 ? { branches: [] } : {}),
   }),
 });
 Object.assign(env.info, {

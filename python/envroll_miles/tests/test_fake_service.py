@@ -92,6 +92,30 @@ def test_failed_groups_are_dropped_and_counted(fake_service):
     assert envroll_meta(flatten(kept.samples[0])[0])["error"] == "ToolsetError: tool crashed"
 
 
+def test_multi_branch_traces_need_compact_rollouts(fake_service):
+    fn, _ = fake_service({"multi_branch_tasks": [1]})
+    with pytest.raises(RuntimeError, match="2 branches .*enable compact rollouts"):
+        train(fn, 0)
+    fn2, _ = fake_service({"multi_branch_tasks": [1]}, envroll_compact_rollouts=True,
+                          custom_rm_path="hooks_for_tests.constant_rm")  # fmt: skip
+    out = train(fn2, 0)
+    assert_batch(out.samples, 2, 2)
+    compact = [e for g in out.samples for e in g if isinstance(e, list)]
+    assert len(compact) == 2  # both rollouts of task 1
+    for siblings in compact:
+        assert len(siblings) == 2
+        assert siblings[0].rollout_id == siblings[1].rollout_id is not None
+        assert [s.reward for s in siblings] == [0.5, 0.5]
+        assert [envroll_meta(s)["branch_index"] for s in siblings] == [0, 1]
+
+
+def test_empty_traces_drop_the_group(fake_service):
+    fn, _ = fake_service({"empty_tasks": [0]}, rollout_batch_size=2)
+    out = train(fn, 0)
+    assert sorted(task_indices(out.samples)) == [1, 2]
+    assert out.metrics["rollout/dynamic_filter/drop_empty_trace"] == 1
+
+
 def test_unsupported_feature_errors_stop_the_step(fake_service):
     msg = "streaming is not supported in training mode"
     fn, _ = fake_service({"error_tasks": [1], "error_message": msg}, rollout_batch_size=3)
