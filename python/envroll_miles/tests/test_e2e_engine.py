@@ -9,11 +9,9 @@ stand-in (tests/miles_stub.py), since Miles itself cannot be installed here.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import threading
-import urllib.request
 from pathlib import Path
 
 import pytest
