@@ -177,7 +177,10 @@ class Engine:
         if tok in stop_ids and step >= p.min_new_tokens:
             return {"type": "stop", "matched": tok}
         if p.stop and n >= p.min_new_tokens:
-            text = self.tokenizer.decode(res.output_ids, skip_special_tokens=p.skip_special_tokens)
+            # Only the tail can hold a new match (an older one would have stopped us already);
+            # decoding everything each step would make long generations quadratic.
+            tail = res.output_ids[-(max(len(s) for s in p.stop) + 8):]
+            text = self.tokenizer.decode(tail, skip_special_tokens=p.skip_special_tokens)
             for s in p.stop:
                 if s in text:
                     res.matched_stop_str = s

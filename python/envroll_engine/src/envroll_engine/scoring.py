@@ -31,8 +31,11 @@ def token_logprobs(
     ids = torch.tensor([tokens])
     ctx = torch.enable_grad() if grad else torch.inference_mode()
     with ctx:
-        logits = model(input_ids=ids, use_cache=False).logits[0].float()
-        rows = logits[start - 1 : len(tokens) - 1] / temperature
+        # Only rows start-1 .. L-1 go through lm_head: [L, 151k] float logits for a long
+        # multi-turn prompt would cost gigabytes for nothing.
+        keep = len(tokens) - start + 1
+        logits = model(input_ids=ids, use_cache=False, logits_to_keep=keep).logits[0].float()
+        rows = logits[:-1] / temperature
         lps = torch.log_softmax(rows, dim=-1)
         target = torch.tensor(tokens[start:]).unsqueeze(-1)
         return lps.gather(-1, target).squeeze(-1)

@@ -96,6 +96,13 @@ class Handler(BaseHTTPRequestHandler):
         handles = [eng.submit(r) for r in reqs]
         for h in handles:
             h.done.wait()
+        for h in handles:
+            # An abort carrying a status (internal failure) is an HTTP error for non-streaming
+            # requests, in SGLang's OpenAI-style error shape (spec A.5).
+            code = (h.result.finish or {}).get("status_code")
+            if code:
+                msg = h.result.finish.get("message")
+                return self._send(code, {"object": "error", "message": msg, "type": str(code), "param": None, "code": code})
         bodies = [response_body(eng.tokenizer, h.req, h.result) for h in handles]
         self._send(200, bodies if batch else bodies[0])
 
