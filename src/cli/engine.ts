@@ -10,7 +10,7 @@ interface EngineCliOptions {
   port: string;
   policy: string;
   workers: string;
-  routerPolicy: "consistent_hashing" | "round_robin" | "random";
+  routerPolicy: string;
   faultRate: string;
   faults: string;
   latencyMs: string;
@@ -33,7 +33,7 @@ export function registerEngineCommand(program: Command): void {
     .option("--workers <k>", "run K workers behind a consistent-hash router (0 = single server)", "0")
     .option(
       "--router-policy <p>",
-      "router policy: consistent_hashing | round_robin | random",
+      "router policy: consistent_hashing | manual | round_robin | random",
       "consistent_hashing",
     )
     .option("--fault-rate <f>", "probability of a fault per /generate request", "0")
@@ -52,10 +52,10 @@ export function registerEngineCommand(program: Command): void {
         port: int(o.port, "--port"),
         policy: o.policy,
         workers: int(o.workers, "--workers"),
-        routerPolicy: o.routerPolicy,
-        faults: { rate: Number(o.faultRate), kinds: parseFaultKinds(o.faults) },
-        latencyMs: Number(o.latencyMs),
-        tokenLatencyMs: Number(o.tokenLatencyMs),
+        routerPolicy: oneOf(o.routerPolicy, ROUTER_POLICIES, "--router-policy"),
+        faults: { rate: num(o.faultRate, "--fault-rate"), kinds: parseFaultKinds(o.faults) },
+        latencyMs: num(o.latencyMs, "--latency-ms"),
+        tokenLatencyMs: num(o.tokenLatencyMs, "--token-latency-ms"),
         token: o.token,
         maxRunningRequests:
           o.maxRunningRequests === undefined
@@ -78,6 +78,20 @@ export function registerEngineCommand(program: Command): void {
       });
       await engine.close();
     });
+}
+
+const ROUTER_POLICIES = ["consistent_hashing", "manual", "round_robin", "random"] as const;
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(value))
+    throw new Error(`${flag} must be one of ${allowed.join(", ")}`);
+  return value as T;
+}
+
+function num(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} must be a non-negative number, got ${value}`);
+  return n;
 }
 
 function int(value: string, flag: string): number {

@@ -55,7 +55,9 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
       return i;
     }
     const key = req.headers["x-smg-routing-key"];
-    if (cfg.policy === "consistent_hashing" && typeof key === "string" && key) return ring.lookup(key);
+    // `manual` is sticky per key too; the ring gives that stickiness without per-key state.
+    const keyed = cfg.policy === "consistent_hashing" || cfg.policy === "manual";
+    if (keyed && typeof key === "string" && key) return ring.lookup(key);
     if (cfg.policy === "random") return Math.floor(Math.random() * pools.length);
     return rr++ % pools.length;
   }

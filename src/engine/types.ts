@@ -54,8 +54,8 @@ export interface EngineOptions {
   seed?: number;
   /** K > 0 starts K workers behind a consistent-hash router; the returned URL is the router's. */
   workers?: number;
-  /** Router policy in router mode (default `consistent_hashing`). */
-  routerPolicy?: "consistent_hashing" | "round_robin" | "random";
+  /** Router policy in router mode (default `consistent_hashing`; `manual` is keyed the same way). */
+  routerPolicy?: "consistent_hashing" | "manual" | "round_robin" | "random";
   faults?: FaultOptions;
   /** Delay before the first token (prefill), per request. */
   latencyMs?: number;
