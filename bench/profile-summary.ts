@@ -2,7 +2,9 @@
  * Summarizes a V8 `.cpuprofile` (from `node --cpu-prof`) as self time per function, so hot
  * spots can be quoted as `file:function  %`. Used to profile the figures that miss their target
  * (see bench/README.md). Usage:
- *   node --import tsx bench/profile-summary.ts PROFILE.cpuprofile [TOP=25] [--inclusive]
+ *   node --import tsx bench/profile-summary.ts PROFILE.cpuprofile [TOP=25] [--inclusive] [--skip-ms=N]
+ * --skip-ms drops the first N ms of samples (start-up: module loading, the tokenizer's JSON),
+ * so percentages are of the steady state; profile-rollouts.ts prints the N to use.
  */
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
@@ -22,6 +24,7 @@ interface Profile {
 const [file, topArg] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 if (!file) throw new Error("usage: profile-summary.ts PROFILE.cpuprofile [TOP] [--inclusive]");
 const inclusive = process.argv.includes("--inclusive");
+const skipMs = Number(process.argv.find((a) => a.startsWith("--skip-ms="))?.slice(10) ?? 0);
 const top = Number(topArg ?? 25);
 if (!Number.isInteger(top)) throw new Error(`TOP must be a number, got ${topArg} (pass one profile)`);
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
@@ -39,8 +42,11 @@ function label(n: ProfileNode): string {
 
 const time = new Map<string, number>();
 let total = 0;
+let elapsed = 0;
 for (let i = 0; i < profile.samples.length; i++) {
   const dt = profile.timeDeltas[i] ?? 0;
+  elapsed += dt;
+  if (elapsed < skipMs * 1000) continue;
   total += dt;
   const node = byId.get(profile.samples[i]!)!;
   if (!inclusive) {
