@@ -110,7 +110,13 @@ export default defineTaskset<CodeGolfData, CodeGolfConfig>({
   ],
   async validate() {
     const { spawnSync } = await import("node:child_process");
+    const { existsSync } = await import("node:fs");
     const r = spawnSync("python3", ["--version"], { encoding: "utf8" });
-    if (r.status !== 0) throw new Error("code-golf needs python3 on PATH (and under /usr for the sandbox)");
+    if (r.status !== 0) throw new Error("code-golf needs python3 on PATH");
+    // The sandbox mounts only /usr (plus harness.runtime.ro_bind): a python elsewhere is invisible to it.
+    if (!existsSync("/usr/bin/python3") && !existsSync("/usr/local/bin/python3"))
+      throw new Error(
+        "python3 is not under /usr, which is all the sandbox mounts: install it there or add its prefix to harness.runtime.ro_bind",
+      );
   },
 });
