@@ -60,7 +60,9 @@ export class Qwen3Renderer implements Renderer {
     const enableThinking = options.enableThinking ?? this.config.enableThinking;
     // Where HF raises, the Python renderer is the reference (see `pythonReference`).
     const pythonMode = this.pythonReference || hfTemplateRaises(messages);
-    const contents = messages.map((m) => toolContentText(m) ?? contentText(m.content));
+    const contents = messages.map(
+      (m) => (pythonMode ? null : hfNullToolContent(m)) ?? contentText(m.content),
+    );
     const out = new SegmentList();
     const firstIsSystem = messages[0].role === "system";
     const tools = options.tools;
@@ -162,7 +164,10 @@ export class Qwen3Renderer implements Renderer {
   }
 }
 
-/** HF prints a tool message's `null` content as Python's `None` (the template does not raise there). */
-function toolContentText(m: RenderMessage): string | null {
+/**
+ * HF prints a tool message's `null` content as Python's `None` (the template does not raise
+ * there); the Python renderer, and so envroll in Python mode and in bridges, writes "".
+ */
+function hfNullToolContent(m: RenderMessage): string | null {
   return m.role === "tool" && m.content === null ? "None" : null;
 }

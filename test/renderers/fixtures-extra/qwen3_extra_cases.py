@@ -88,6 +88,7 @@ render_case("x_nfc_content", [U("cafe\u0301 e\u0301\u0301 A\u030a"), A("ok e\u03
 render_case("x_emoji_zwj", [U("👨‍👩‍👧‍👦 🏳️‍🌈 ✋🏽"), A("👍")], agp=False)
 render_case("x_only_assistant", [A("hello")], agp=False)
 render_case("x_tool_content_null", [U("w"), A("", tool_calls=[tc("c1", "search", {"q": "a"})]), {"role": "tool", "tool_call_id": "c1", "content": None}])
+render_case("x_tool_content_null_hf_raises", [U("w"), A(None, tool_calls=[tc("c1", "search", {"q": "a"})]), {"role": "tool", "tool_call_id": "c1", "content": None}])
 render_case("x_tool_call_no_arguments", [U("w"), A("", tool_calls=[{"id": "c1", "type": "function", "function": {"name": "search"}}]), T("r")], tools=[S])
 render_case("x_asst_none_hist_leading_nl", [U("q1"), A(None, tool_calls=[tc("c1", "search", {"q": "a"})]), T("r"), A("\nfinal"), U("q2")], tools=[S])
 render_case("x_starts_with_tool", [T("orphan"), U("q")])
