@@ -70,6 +70,16 @@ export function positiveInt(name: string): (raw: string) => number {
   };
 }
 
+/** Commander converter for finite numbers. */
+export function finiteNumber(name: string): (raw: string) => number {
+  return (raw) => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(n))
+      throw new UsageError(`${name} must be a number, got "${raw}"`);
+    return n;
+  };
+}
+
 export type Target = { kind: "config"; path: string } | { kind: "taskset"; id: string };
 
 /**

@@ -21,7 +21,7 @@ import { FILES, newRunId, runFolder, writeDerived } from "../outputs/run-folder.
 import type { Summary } from "../outputs/summary.ts";
 import { effectiveTraces } from "../outputs/trace-set.ts";
 import { readTraces, TracesWriter } from "../outputs/traces-file.ts";
-import { positiveInt, resolveTarget, splitArgs, UsageError } from "./args.ts";
+import { finiteNumber, positiveInt, resolveTarget, splitArgs, UsageError } from "./args.ts";
 import { BUILTIN_MODEL, type EndpointChoice, openBackend } from "./eval-backend.ts";
 import { Progress } from "./progress.ts";
 
@@ -276,7 +276,11 @@ export function registerEvalCommand(program: Command): void {
     .option("-s, --shuffle", "shuffle tasks (seed 0)")
     .option("-o, --output-dir <dir>", "base output folder (default: outputs)")
     .option("--resume <dir>", "finish an earlier run folder: rerun missing or errored rollouts")
-    .option("--pass-threshold <x>", "reward counted as correct for pass@k (default 0.5)", Number)
+    .option(
+      "--pass-threshold <x>",
+      "reward counted as correct for pass@k (default 0.5)",
+      finiteNumber("--pass-threshold"),
+    )
     .option("--dry-run", "print the resolved config and exit")
     .allowUnknownOption()
     .allowExcessArguments()
