@@ -80,3 +80,24 @@ test("weight version updates fan out to every worker", async () => {
     assert.equal(v.weight_version, "v9");
   }
 });
+
+test("manual and round_robin router policies: manual is sticky per key, round_robin ignores keys", async () => {
+  for (const routerPolicy of ["manual", "round_robin"] as const) {
+    const e = await startEngine({ workers: 2, routerPolicy });
+    try {
+      const seen = new Set<string>();
+      for (let i = 0; i < 6; i++) {
+        const res = await fetch(`${e.url}/generate`, {
+          method: "POST",
+          headers: { "x-smg-routing-key": "one-key" },
+          body: JSON.stringify({ input_ids: PROMPT }),
+        });
+        await res.arrayBuffer();
+        seen.add(res.headers.get("x-envroll-worker") ?? "?");
+      }
+      assert.equal(seen.size, routerPolicy === "manual" ? 1 : 2, routerPolicy);
+    } finally {
+      await e.close();
+    }
+  }
+});
