@@ -43,7 +43,9 @@ test("envroll init demo && envroll validate ./demo passes, and so does the scaff
   const validate = await runCli(["validate", "./demo"], dir);
   assert.equal(validate.code, 0, `${validate.stdout}\n${validate.stderr}`);
   assert.match(validate.stdout, /✓ dry rollout/);
-  const own = spawnSync("npm", ["test"], { cwd: join(dir, "demo"), encoding: "utf8", timeout: 60_000 });
+  // Without NODE_TEST_CONTEXT the nested `node --test` reports in TAP instead of to this runner.
+  const { NODE_TEST_CONTEXT: _ctx, ...env } = process.env;
+  const own = spawnSync("npm", ["test"], { cwd: join(dir, "demo"), encoding: "utf8", timeout: 60_000, env });
   assert.equal(own.status, 0, `${own.stdout}\n${own.stderr}`);
   assert.match(own.stdout, /# pass 4/);
 });
