@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -123,7 +124,12 @@ def test_multi_turn_tool_rollouts_mask_tool_tokens(real_service):
         assert all(lp == 0.0 for lp, m in zip(s.rollout_log_probs, s.loss_mask) if not m)
 
 
-def test_over_sampling_filter_aborts_the_rest_and_resume_is_exact(real_service, tmp_path):
+def _engine_aborted(engine: str) -> int:
+    with urllib.request.urlopen(f"{engine}/engine_stats", timeout=10) as r:
+        return int(json.loads(r.read())["aborted"])
+
+
+def test_over_sampling_filter_aborts_the_rest_and_resume_is_exact(real_service, engine, tmp_path):
     # Two groups in flight at a time (concurrency 8 / n 4), 16 requested per refill, 2 kept:
     # the groups still running when the batch is full must be aborted and handed back.
     over = dict(
@@ -132,6 +138,7 @@ def test_over_sampling_filter_aborts_the_rest_and_resume_is_exact(real_service, 
     )  # fmt: skip
     fn, _ = real_service(**over)
     seen: list[int] = []
+    aborted_before = _engine_aborted(engine)
     step0 = train(fn, 0)
     assert_batch(step0.samples, 2, 4)
     for g in step0.samples:
@@ -140,6 +147,7 @@ def test_over_sampling_filter_aborts_the_rest_and_resume_is_exact(real_service, 
     wait_idle(fn.client)
     state = json.loads((tmp_path / "state" / "cursor-0.json").read_text())
     assert state["returned"], "nothing was in flight when the batch filled up"
+    assert _engine_aborted(engine) > aborted_before  # the engine requests were aborted, not left running
     used = set(state["completed"])
     seen += state["completed"]
     # Simulated restart: a new trainer process, a new service, the same state dir.
