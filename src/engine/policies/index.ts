@@ -6,7 +6,7 @@ import { echoPolicy } from "./echo.ts";
 import { referencePolicy } from "./reference.ts";
 import { replayPolicy } from "./replay.ts";
 
-export { lastMessage, parseChatPrompt } from "./chat-prompt.ts";
+export { parseChatPrompt } from "./chat-prompt.ts";
 export { REFERENCE_SOLVERS, type ReferenceSolver } from "./reference/index.ts";
 
 export function resolvePolicy(spec: string | PolicyFn | undefined): PolicyFn {
