@@ -33,6 +33,10 @@ def sample_from_dict(data: dict, Sample: type, Status: type) -> Any:
             else:
                 continue
         setattr(sample, key, value)
+    # Miles' own alignment check, so a bad sample fails here and not deep inside the trainer.
+    validate = getattr(sample, "validate", None)
+    if callable(validate):
+        validate()
     return sample
 
 
