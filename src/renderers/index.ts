@@ -10,6 +10,14 @@ import type { Renderer } from "./renderer.ts";
 export { JinjaRenderer, type JinjaRendererOptions } from "./jinja.ts";
 export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3.ts";
 export type * from "./renderer.ts";
+export {
+  contentTokenSpansByRole,
+  messageTokenSpans,
+  roleTokenSpans,
+  type Span,
+  tokensByRole,
+  tokensPerMessage,
+} from "./token-spans.ts";
 
 export interface CreateRendererOptions {
   enableThinking?: boolean;
