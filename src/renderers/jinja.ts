@@ -4,8 +4,10 @@
  * hand-written renderer, so it promises less:
  * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass),
  *   except that `tojson` prints floats the JavaScript way (`1.0` → `1`, `1e-05` → `0.00001`);
- * - attribution is recovered by rendering message prefixes and diffing the text (a template that
- *   rewrites history, e.g. drops old reasoning, gives the rewritten part to the later message);
+ * - attribution is recovered by rendering message prefixes and diffing the texts (history a
+ *   template rewrites, e.g. Qwen3 dropping a think block, is re-anchored to its message by the
+ *   tail of its old text; `sampledMask` marks an assistant's text after its generation prompt up
+ *   to its last stop token — a heuristic, exact for ChatML-like formats);
  * - `bridge` always returns null: with no hand-written knowledge of the format, extending the
  *   sampled tokens cannot be proven correct, so callers re-render;
  * - `parse` is plain text up to the first stop id, optionally with Qwen-style `<tool_call>` JSON.
