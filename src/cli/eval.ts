@@ -25,7 +25,7 @@ import { finiteNumber, positiveInt, resolveTarget, splitArgs, UsageError } from 
 import { BUILTIN_MODEL, type EndpointChoice, openBackend } from "./eval-backend.ts";
 import { Progress } from "./progress.ts";
 
-interface EvalFlags {
+export interface EvalFlags {
   engine?: string;
   openai?: string;
   model?: string;

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { scaffold } from "../../src/cli/init.ts";
+import { runValidate } from "../../src/cli/validate.ts";
 import { ROOT, runCli } from "./cli-helpers.ts";
 
 const HAS_PUBLIC_API = existsSync(join(ROOT, "src", "index.ts"));
@@ -50,8 +51,9 @@ test("envroll init demo && envroll validate ./demo passes, and so does the scaff
   assert.match(own.stdout, /# pass 4/);
 });
 
-test("validate reports a broken taskset with ✗ and exit code 1", async () => {
-  const res = await runCli(["validate", "no-such-taskset"]);
-  assert.equal(res.code, 1);
-  assert.match(res.stdout, /✗ config: .*unknown taskset/);
+test("validate reports a broken taskset with ✗ and fails", async () => {
+  const lines: string[] = [];
+  const ok = await runValidate("no-such-taskset", {}, (l) => lines.push(l));
+  assert.equal(ok, false);
+  assert.match(lines.join("\n"), /✗ config: .*unknown taskset/);
 });
