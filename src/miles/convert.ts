@@ -39,9 +39,20 @@ export class SampleCounter {
   ) {}
 }
 
+/**
+ * Whether the rollout's final attempt failed. A rollout retried after a failure keeps the earlier
+ * attempts' errors on its trace (`retries.rollout` prepends them), so `errors` alone would mark a
+ * retry that then completed as failed and Miles would drop a good sample: a retried trace that
+ * completed counts as a success.
+ */
+export function finalAttemptFailed(trace: TraceRecord): boolean {
+  if (trace.errors.length === 0) return false;
+  return !(trace.attempts > 0 && trace.is_completed);
+}
+
 /** failed > truncated > completed, as Miles reads them (FAILED = recoverable rollout failure). */
 export function traceStatus(trace: TraceRecord): SampleStatus {
-  if (trace.errors.length > 0) return "failed";
+  if (finalAttemptFailed(trace)) return "failed";
   if (trace.is_truncated) return "truncated";
   return "completed";
 }

@@ -9,7 +9,7 @@
  */
 import { setMaxListeners } from "node:events";
 import type { Sampling } from "../clients/client.ts";
-import { ConversionError, SampleCounter, tracesToGroup } from "../miles/convert.ts";
+import { ConversionError, finalAttemptFailed, SampleCounter, tracesToGroup } from "../miles/convert.ts";
 import { type GroupElement, groupSamples } from "../miles/sample.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import type { ClientFactory, EngineSpec, RolloutEnvironment } from "./backend.ts";
@@ -59,7 +59,8 @@ export function groupSeeds(req: RolloutRequest, taskIndex: number): number[] | n
 }
 
 function dropReason(traces: readonly TraceRecord[], group: readonly GroupElement[]): DropReason | null {
-  if (traces.some((t) => t.errors.length > 0)) return "trace_error";
+  // Only the final attempt counts: a rollout retried into success is trainable (see convert.ts).
+  if (traces.some(finalAttemptFailed)) return "trace_error";
   if (groupSamples(group).some((s) => s.metadata.envroll.empty)) return "empty_trace";
   return null;
 }

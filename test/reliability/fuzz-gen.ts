@@ -1,0 +1,97 @@
+/**
+ * Seeded generator of malformed model output: token-id sequences biased toward the tokens that
+ * drive parsing (`<tool_call>`, `</tool_call>`, `<think>`, `</think>`, `<|im_end|>`), JSON-ish
+ * fragments (half-open objects, bad escapes, NaN, duplicate keys), and arbitrary ids — including
+ * ids past the tokenizer's vocabulary that a real model's larger embedding table can still emit.
+ */
+import { mulberry32, type Rng } from "../../src/engine/rng.ts";
+import type { Tokenizer } from "../../src/tokenizer/index.ts";
+
+export const TOOL_CALL = 151657;
+export const TOOL_CALL_END = 151658;
+export const THINK = 151667;
+export const THINK_END = 151668;
+export const IM_END = 151645;
+export const IM_START = 151644;
+export const ENDOFTEXT = 151643;
+/** Qwen3's embedding table is larger than its tokenizer (151,669 ids): 151,936 rows. */
+const MODEL_VOCAB = 151_936;
+
+const SPECIALS = [TOOL_CALL, TOOL_CALL_END, THINK, THINK_END, IM_END, IM_END, IM_START, ENDOFTEXT];
+
+const FRAGMENTS = [
+  '{"name": "',
+  '", "arguments": ',
+  '{"name": "calculator", "arguments": {"expression": "1+2"}}',
+  '{"name": "lookup", "arguments": "{\\"x\\": 1}"}',
+  '{"name": 5, "arguments": []}',
+  '{"arguments": {}}',
+  '{"name": "a", "name": "b", "arguments": {"k": NaN, "j": -Infinity}}',
+  "{",
+  "}",
+  "[",
+  "]",
+  '"',
+  ":",
+  ",",
+  "\\u12",
+  "\\ud800",
+  "\\",
+  "null",
+  "1e999",
+  "-0",
+  "true",
+  "\n",
+  " ",
+  "</tool_call",
+  "<tool_call>",
+  "<think>",
+  "💥",
+  "ok",
+  "The answer is 42.",
+];
+
+export interface FuzzCase {
+  ids: number[];
+  /** A valid tool call was planted (so `ok` statuses are exercised, not only failures). */
+  planted: boolean;
+}
+
+export class FuzzGenerator {
+  private readonly rng: Rng;
+  private readonly fragmentIds: number[][];
+  private readonly validCall: number[];
+
+  constructor(tokenizer: Tokenizer, seed: number) {
+    this.rng = mulberry32(seed);
+    this.fragmentIds = FRAGMENTS.map((f) => tokenizer.encode(f));
+    this.validCall = [
+      TOOL_CALL,
+      ...tokenizer.encode('\n{"name": "calculator", "arguments": {"expression": "6*7"}}\n'),
+      TOOL_CALL_END,
+    ];
+  }
+
+  private int(n: number): number {
+    return Math.floor(this.rng() * n);
+  }
+
+  next(): FuzzCase {
+    const ids: number[] = [];
+    const len = this.int(this.rng() < 0.9 ? 24 : 160);
+    let planted = false;
+    while (ids.length < len) {
+      const r = this.rng();
+      if (r < 0.3) ids.push(SPECIALS[this.int(SPECIALS.length)]!);
+      else if (r < 0.65) ids.push(...this.fragmentIds[this.int(this.fragmentIds.length)]!);
+      else if (r < 0.7) {
+        ids.push(...this.validCall);
+        planted = true;
+      } else if (r < 0.98) ids.push(this.int(ENDOFTEXT));
+      else ids.push(ENDOFTEXT + this.int(MODEL_VOCAB - ENDOFTEXT));
+    }
+    // Most real completions end with the stop token; some are cut (length) or aborted.
+    if (this.rng() < 0.6) ids.push(IM_END);
+    return { ids, planted };
+  }
+}
