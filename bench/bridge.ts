@@ -61,7 +61,7 @@ function sameIds(a: number[], b: number[]): boolean {
 }
 
 export async function bridge(o: BenchOptions): Promise<Figure[]> {
-  const episodes = o.quick ? 40 : 150;
+  const episodes = o.quick ? 40 : 100;
   for (let i = 0; i < 5; i++) episode(`warm-${i}`);
   const bridgeRatio: number[] = [];
   const renderRatio: number[] = [];

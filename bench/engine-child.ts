@@ -11,5 +11,8 @@ process.stdout.write(`envroll engine listening on ${engine.url}\n`);
 await new Promise<void>((resolve) => {
   process.once("SIGTERM", resolve);
   process.once("SIGINT", resolve);
+  // The parent's end of stdin closes when the parent exits, even on SIGKILL.
+  process.stdin.once("close", resolve);
+  process.stdin.resume();
 });
 await engine.close();

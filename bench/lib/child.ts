@@ -12,7 +12,9 @@ export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export function spawnTs(script: string, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
   return spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], {
     cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
+    // stdin is a pipe the child can watch: it closes when this process dies, however it dies,
+    // so a crashed run never leaves an engine behind.
+    stdio: ["pipe", "pipe", "inherit"],
   });
 }
 
