@@ -25,6 +25,8 @@ import { type Message, MessageSchema, type TaskData, TaskDataSchema } from "../t
 export interface ScoreOptions {
   /** Give runtime-needing handlers a runtime (default true). */
   runtime: boolean;
+  /** Let a sandbox runtime fall back to rlimits-only subprocesses where bubblewrap cannot run. */
+  allowUnsandboxed?: boolean;
 }
 
 export interface ScoredReply {
@@ -65,7 +67,10 @@ async function scoreOne(
   let runtime: Runtime | null = null;
   const needsRuntime = [...(taskset.metrics ?? []), ...(taskset.rewards ?? [])].some((h) => h.needsRuntime);
   if (options.runtime && needsRuntime) {
-    runtime = await createRuntime(taskset.runtime ?? { type: "subprocess" });
+    const spec = taskset.runtime ?? { type: "subprocess" };
+    runtime = await createRuntime(
+      options.allowUnsandboxed && spec.type === "sandbox" ? { ...spec, allow_unsandboxed: true } : spec,
+    );
     await runtime.start();
   }
   try {
@@ -149,12 +154,17 @@ export function registerScoreCommand(program: Command): void {
       "--no-runtime",
       "skip handlers that need a runtime (e.g. code-golf's evaluate) instead of running them",
     )
-    .action(async (id: string, opts: { input?: string; runtime: boolean }) => {
+    .option(
+      "--allow-unsandboxed",
+      "without bubblewrap, run programs as plain subprocesses with rlimits (no isolation)",
+    )
+    .action(async (id: string, opts: { input?: string; runtime: boolean; allowUnsandboxed?: boolean }) => {
       const taskset = await resolveTaskset(id);
       const input = opts.input ? createReadStream(opts.input, "utf8") : process.stdin;
       const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
       const failed = await scoreStream(taskset, lines, (l) => process.stdout.write(`${l}\n`), {
         runtime: opts.runtime,
+        allowUnsandboxed: opts.allowUnsandboxed === true,
       });
       if (failed > 0) process.exitCode = 1;
     });

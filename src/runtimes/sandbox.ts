@@ -99,8 +99,9 @@ export class SandboxRuntime implements Runtime {
     const env: Record<string, string> = {
       PATH: "/usr/local/bin:/usr/bin:/bin",
       HOME: this.workdir,
-      // Inside bubblewrap /tmp is private; unsandboxed, the host /tmp is shared, so use the workdir.
-      TMPDIR: this.unsandboxed ? this.workdir : "/tmp",
+      // Inside bubblewrap /tmp is private; unsandboxed (or where an old bubblewrap cannot make
+      // /tmp writable) temporary files go to the workdir instead.
+      TMPDIR: this.unsandboxed || !this.probe?.features.tmpfsPerms ? this.workdir : "/tmp",
       LANG: "C.UTF-8",
       PYTHONDONTWRITEBYTECODE: "1",
     };
@@ -124,8 +125,8 @@ export class SandboxRuntime implements Runtime {
         argv,
       );
     } else {
-      const { mode, tools } = this.probe!;
-      command = bwrapCommand({ mode, tools, spec, workdir, cwd, argv });
+      const { mode, tools, features } = this.probe!;
+      command = bwrapCommand({ mode, tools, features, spec, workdir, cwd, argv });
     }
     return spawnProgram(command, {
       // bubblewrap chdirs inside; the host-side cwd only matters for the unsandboxed fallback.

@@ -5,11 +5,14 @@ import { existsSync, rmSync } from "node:fs";
 import { test } from "node:test";
 import { SandboxError } from "../../src/errors.ts";
 import { createRuntime } from "../../src/runtimes/index.ts";
+import { ALL_FEATURES, bwrapCommand, bwrapFeatures } from "../../src/runtimes/sandbox/command.ts";
 import { probeSandbox } from "../../src/runtimes/sandbox/probe.ts";
-import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
+import { SandboxRuntime, SandboxSpecSchema } from "../../src/runtimes/sandbox.ts";
 import { leftovers, runPython } from "./helpers.ts";
 
 const isRoot = process.getuid?.() === 0;
+const available = await probeSandbox({ bwrap: null, mode: "auto" });
+const skip = available.ok ? false : `bubblewrap cannot sandbox here: ${available.reason}`;
 
 test("without bubblewrap the sandbox refuses to start, naming the fix", async () => {
   const rt = new SandboxRuntime({ type: "sandbox", bwrap: "/nonexistent/bwrap" });
@@ -63,7 +66,7 @@ test("invalid spec keys are refused with the key named", () => {
   );
 });
 
-test("the runtime registry builds a sandbox from { type: 'sandbox' }", async () => {
+test("the runtime registry builds a sandbox from { type: 'sandbox' }", { skip }, async () => {
   const rt = await createRuntime({ type: "sandbox", timeout_s: 3 });
   assert.equal(rt.kind, "sandbox");
   await rt.start();
@@ -104,3 +107,26 @@ test(
     assert.deepEqual(await leftovers(bomb.marker), []);
   },
 );
+
+test("flags newer than the installed bubblewrap are left out (0.6 has no --disable-userns, --size)", async () => {
+  const old = bwrapFeatures("usage: bwrap [OPTIONS...]\n    --unshare-all\n    --perms OCTAL\n");
+  assert.deepEqual(old, { disableUserns: false, tmpfsSize: false, tmpfsPerms: true });
+  const base = {
+    mode: "userns" as const,
+    tools: { bwrap: "/usr/bin/bwrap", prlimit: "/usr/bin/prlimit", setpriv: "/usr/bin/setpriv" },
+    spec: SandboxSpecSchema.parse({}),
+    workdir: "/tmp/w",
+    cwd: "/tmp/w",
+    argv: ["python3", "x.py"],
+  };
+  const modern = bwrapCommand({ ...base, features: ALL_FEATURES });
+  const legacy = bwrapCommand({ ...base, features: old });
+  for (const flag of ["--disable-userns", "--size"]) {
+    assert.ok(modern.includes(flag));
+    assert.ok(!legacy.includes(flag));
+  }
+  // The program always comes last, behind the rlimits.
+  assert.deepEqual(legacy.slice(-3), ["--", "python3", "x.py"]);
+  assert.ok(legacy.includes("--unshare-all") && legacy.includes("--die-with-parent"));
+  if (available.ok) assert.equal(typeof available.features.disableUserns, "boolean");
+});

@@ -5,7 +5,9 @@ import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
 import { evaluateProgram } from "../../src/tasksets/code-golf/evaluate.ts";
 import { ALL_SPECS, EXTRA_SPECS } from "../../src/tasksets/code-golf/specs.ts";
 
-const rt = new SandboxRuntime({ type: "sandbox" });
+// The sandbox when bubblewrap works (as in CI); rlimits-only elsewhere, so these tests of the
+// taskset's logic still run — isolation itself is test/sandbox's job.
+const rt = new SandboxRuntime({ type: "sandbox", allow_unsandboxed: true });
 after(() => rt.stop());
 
 test("at least a dozen own problems, unique names, descriptions fit 'Print {description}.'", () => {

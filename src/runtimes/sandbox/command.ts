@@ -28,6 +28,29 @@ export interface SandboxTools {
   setpriv: string;
 }
 
+/**
+ * Options newer than bubblewrap 0.5 (Ubuntu 22.04 ships 0.6, Debian 12 0.8): used when the
+ * installed version lists them in `--help`, left out otherwise (see the fallbacks below).
+ */
+export interface BwrapFeatures {
+  /** --disable-userns (0.8): no nested user namespaces inside the sandbox. */
+  disableUserns: boolean;
+  /** --size for --tmpfs (0.7?): without it /tmp is an unsized tmpfs. */
+  tmpfsSize: boolean;
+  /** --perms for --tmpfs: without it /tmp may not be writable, so TMPDIR points at the workdir. */
+  tmpfsPerms: boolean;
+}
+
+export const ALL_FEATURES: BwrapFeatures = { disableUserns: true, tmpfsSize: true, tmpfsPerms: true };
+
+export function bwrapFeatures(helpText: string): BwrapFeatures {
+  return {
+    disableUserns: helpText.includes("--disable-userns"),
+    tmpfsSize: helpText.includes("--size"),
+    tmpfsPerms: helpText.includes("--perms"),
+  };
+}
+
 const ROOT_LINKS = ["bin", "sbin", "lib", "lib64", "lib32", "libx32"];
 const ETC_FILES = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf"];
 
@@ -51,6 +74,7 @@ function rootFilesystem(): string[] {
 export interface SandboxCommand {
   mode: SandboxMode;
   tools: SandboxTools;
+  features: BwrapFeatures;
   spec: SandboxSpec;
   /** Host path of the workdir; also its path inside. */
   workdir: string;
@@ -60,7 +84,7 @@ export interface SandboxCommand {
 }
 
 export function bwrapCommand(c: SandboxCommand): string[] {
-  const { spec, mode, tools } = c;
+  const { spec, mode, tools, features } = c;
   const ns =
     mode === "userns"
       ? [
@@ -68,7 +92,7 @@ export function bwrapCommand(c: SandboxCommand): string[] {
           ...(spec.network ? ["--share-net"] : []),
           // Explicit, because --disable-userns (no nested user namespaces) requires it.
           "--unshare-user",
-          "--disable-userns",
+          ...(features.disableUserns ? ["--disable-userns"] : []),
         ]
       : [
           "--unshare-ipc",
@@ -97,10 +121,8 @@ export function bwrapCommand(c: SandboxCommand): string[] {
     "--dev",
     "/dev",
     // A world-writable, size-capped /tmp: files written there count against host memory.
-    "--perms",
-    "1777",
-    "--size",
-    String(spec.tmp_size_mb * 1024 * 1024),
+    ...(features.tmpfsPerms ? ["--perms", "1777"] : []),
+    ...(features.tmpfsSize ? ["--size", String(spec.tmp_size_mb * 1024 * 1024)] : []),
     "--tmpfs",
     "/tmp",
     "--bind",

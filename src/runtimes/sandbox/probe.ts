@@ -8,11 +8,18 @@ import { execFile } from "node:child_process";
 import { accessSync, chmodSync, chownSync, constants, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { bwrapCommand, isRoot, type SandboxMode, type SandboxTools } from "./command.ts";
+import {
+  type BwrapFeatures,
+  bwrapCommand,
+  bwrapFeatures,
+  isRoot,
+  type SandboxMode,
+  type SandboxTools,
+} from "./command.ts";
 import { SandboxSpecSchema } from "./spec.ts";
 
 export type ProbeResult =
-  | { ok: true; mode: SandboxMode; tools: SandboxTools }
+  | { ok: true; mode: SandboxMode; tools: SandboxTools; features: BwrapFeatures }
   | { ok: false; reason: string; tools: Partial<SandboxTools> };
 
 const SEARCH = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
@@ -26,14 +33,19 @@ export function which(name: string): string | null {
   return null;
 }
 
-function tryRun(argv: string[]): Promise<string | null> {
+/** Runs a command; resolves its stdout, or an error description. */
+function tryRun(argv: string[]): Promise<{ ok: true; out: string } | { ok: false; error: string }> {
   return new Promise((resolve) => {
     execFile(
       argv[0]!,
       argv.slice(1),
       { timeout: 10_000, env: { PATH: "/usr/bin:/bin" } },
-      (err, _out, stderr) =>
-        resolve(err ? `${err.message.split("\n")[0]} ${String(stderr).trim()}`.trim() : null),
+      (err, out, stderr) =>
+        resolve(
+          err
+            ? { ok: false, error: `${err.message.split("\n")[0]} ${String(stderr).trim()}`.trim() }
+            : { ok: true, out: String(out) },
+        ),
     );
   });
 }
@@ -72,6 +84,8 @@ async function probeOnce(req: ProbeRequest): Promise<ProbeResult> {
   if (!found.prlimit || !found.setpriv)
     return { ok: false, reason: "util-linux prlimit/setpriv not found", tools: partial };
   const tools = found as SandboxTools;
+  const help = await tryRun([tools.bwrap, "--help"]);
+  const features = bwrapFeatures(help.ok ? help.out : "");
   const spec = SandboxSpecSchema.parse({});
   const dir = mkdtempSync(join(tmpdir(), "envroll-probe-"));
   if (isRoot()) {
@@ -84,10 +98,10 @@ async function probeOnce(req: ProbeRequest): Promise<ProbeResult> {
     const modes: SandboxMode[] =
       req.mode !== "auto" ? [req.mode] : isRoot() ? ["userns", "rootns"] : ["userns"];
     for (const mode of modes) {
-      const argv = bwrapCommand({ mode, tools, spec, workdir: dir, cwd: dir, argv: ["true"] });
-      const err = await tryRun(argv);
-      if (err === null) return { ok: true, mode, tools };
-      failures.push(`${mode}: ${err}`);
+      const argv = bwrapCommand({ mode, tools, features, spec, workdir: dir, cwd: dir, argv: ["true"] });
+      const r = await tryRun(argv);
+      if (r.ok) return { ok: true, mode, tools, features };
+      failures.push(`${mode}: ${r.error}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
