@@ -78,10 +78,13 @@ def load_tokenizer(tokenizer_dir: Path):
         return AutoTokenizer.from_pretrained(tmp)
 
 
-def configure_torch() -> None:
+def configure_runtime() -> None:
+    from transformers.utils import logging as hf_logging
+
     # Determinism matters more than speed here: logprobs must be reproducible by a separate
     # teacher-forcing process to ~1e-6.
     torch.use_deterministic_algorithms(True, warn_only=True)
+    hf_logging.disable_progress_bar()  # weight load/save bars would clutter CI logs
 
 
 def build_tiny_model(seed: int, vocab_size: int) -> torch.nn.Module:
@@ -116,7 +119,7 @@ def load(
 ) -> LoadedModel:
     """Load tokenizer + model. A checkpoint folder that carries its own tokenizer files uses
     them unless --tokenizer overrides."""
-    configure_torch()
+    configure_runtime()
     if tiny == bool(model_dir):
         raise ValueError("pass exactly one of --tiny or --model DIR")
     if model_dir and not tokenizer_dir and _looks_like_tokenizer_dir(Path(model_dir)):
@@ -139,9 +142,6 @@ def load(
 def save(model: torch.nn.Module, tokenizer, out_dir: str | Path) -> None:
     """save_pretrained weights + tokenizer so the folder works for --model and for
     /update_weights_from_disk."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # keep stderr readable in CI logs
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(str(out))
