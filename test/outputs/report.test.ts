@@ -105,3 +105,17 @@ test("the report renders in headless Chromium without console errors or injected
     assert.ok(existsSync(process.env.ENVROLL_SCREENSHOT));
   }
 });
+
+test("a multi-branch trace shows each branch's path", () => {
+  const t = makeTrace({ task_index: 0, rollout_index: 0 });
+  t.branches = [
+    { ...t.branches[0]!, node_indices: [0, 1] },
+    { ...t.branches[0]!, node_indices: [0, 2] },
+  ];
+  const html = renderReport(
+    summarize([t], { taskset: "x", model: "m", harness: "h", run_id: "r", num_tasks: 1, num_rollouts: 1 }),
+    [t],
+  );
+  assert.match(html, /branch 1 of 2/);
+  assert.match(html, /branch 2 of 2/);
+});

@@ -39,6 +39,8 @@ details.trace:target{outline:2px solid var(--accent)}
 .msg{border-left:3px solid var(--line);padding:4px 10px;margin:6px 0;background:#fafafa}
 .msg.user{border-color:#60a5fa} .msg.system{border-color:#a78bfa} .msg.assistant{border-color:var(--ok)} .msg.tool{border-color:var(--mid)}
 .msg .role{font-size:11px;text-transform:uppercase;color:var(--muted);letter-spacing:.04em}
+.msg .role span{text-transform:none;letter-spacing:0}
+.branch{font-size:12px;font-weight:600;color:#374151;margin:10px 0 2px;border-bottom:1px dashed var(--line)}
 .msg .content,.msg .reasoning,.msg .toolcall{white-space:pre-wrap;word-break:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}
 .msg .reasoning{color:var(--muted);font-style:italic;margin-bottom:4px}
 .error{background:#fef2f2;border:1px solid #fecaca;border-radius:4px;padding:6px 8px;margin:6px 0;white-space:pre-wrap;word-break:break-word}

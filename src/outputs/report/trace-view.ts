@@ -54,7 +54,19 @@ export function traceDetails(t: TraceRecord): string {
     (t.is_truncated ? ` · <span class="warn">truncated</span>` : "") +
     (errored ? ` · <span class="err">${esc(t.errors[t.errors.length - 1]!.type)}</span>` : "") +
     (t.attempts > 0 ? ` · ${t.attempts} retried attempt(s)` : "");
-  const messages = t.nodes.map((n) => messageHtml(n.message, n.sampled)).join("");
+  // A compacted or forked trace has several root-to-leaf paths; show each one as it was sent.
+  const messages =
+    t.branches.length > 1
+      ? t.branches
+          .map(
+            (b, i) =>
+              `<div class="branch">branch ${i + 1} of ${t.branches.length}</div>` +
+              b.node_indices
+                .map((k) => (t.nodes[k] ? messageHtml(t.nodes[k]!.message, t.nodes[k]!.sampled) : ""))
+                .join(""),
+          )
+          .join("")
+      : t.nodes.map((n) => messageHtml(n.message, n.sampled)).join("");
   const errors = t.errors
     .map(
       (e) =>
