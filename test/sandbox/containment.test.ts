@@ -39,6 +39,29 @@ it("baseline: runs python as the unprivileged uid in its workdir", async () => {
   assert.equal(r.timedOut, false);
 });
 
+it("run options: stdin, env, cwd; nested writeFile/readFile round-trip", async () => {
+  const rt = new SandboxRuntime({ type: "sandbox" });
+  await rt.start();
+  try {
+    await rt.writeFile(
+      "pkg/sub/main.py",
+      "import os, sys\nprint(sys.stdin.read().upper(), os.environ['GREETING'], os.getcwd().endswith('/pkg/sub'))\nopen('out.txt', 'w').write('é🙂')",
+    );
+    const r = await rt.run(["python3", "main.py"], {
+      stdin: "hello",
+      env: { GREETING: "hi" },
+      cwd: "pkg/sub",
+    });
+    assert.equal(r.stdout, "HELLO hi True\n", r.stderr);
+    assert.equal(new TextDecoder().decode(await rt.readFile("pkg/sub/out.txt")), "é🙂");
+    // Host variables do not leak in unless forwarded by name.
+    const env = await rt.run(["python3", "-c", "import os; print(sorted(os.environ))"]);
+    assert.doesNotMatch(env.stdout, /NODE|npm_|SSH|API_KEY/);
+  } finally {
+    await rt.stop();
+  }
+});
+
 it("network: no route out and the host's loopback listener is unreachable", async () => {
   let connections = 0;
   const server = createServer((s) => {
