@@ -198,19 +198,26 @@ export async function runEval(
     const started = Date.now();
     const w = writer;
     let cancelled = 0;
-    await backend.run(work, {
-      concurrency: config.max_concurrent,
-      signal: controller.signal,
-      onTrace: (trace) => {
-        // A rollout cut short by the interrupt is not a result: leave it out, and resume reruns it.
-        if (signalled && trace.errors.length > 0) {
-          cancelled += 1;
-          return;
-        }
-        w.append(trace);
-        progress.add(trace.reward, trace.errors.length > 0);
-      },
-    });
+    // A failure that escapes the run (a group reward throwing) still leaves a summary and report
+    // over what finished before it is reported.
+    let runError: unknown = null;
+    try {
+      await backend.run(work, {
+        concurrency: config.max_concurrent,
+        signal: controller.signal,
+        onTrace: (trace) => {
+          // A rollout cut short by the interrupt is not a result: leave it out, and resume reruns it.
+          if (signalled && trace.errors.length > 0) {
+            cancelled += 1;
+            return;
+          }
+          w.append(trace);
+          progress.add(trace.reward, trace.errors.length > 0);
+        },
+      });
+    } catch (e) {
+      runError = e;
+    }
     progress.stop();
     writer.close();
     const meta = {
@@ -225,6 +232,13 @@ export async function runEval(
     };
     const { summary } = writeDerived(dir, meta);
     printSummary(summary, dir);
+    if (runError !== null) {
+      const msg = runError instanceof Error ? `${runError.name}: ${runError.message}` : String(runError);
+      process.stderr.write(
+        `run failed: ${msg}\nfinished rollouts are kept; resume with: npx envroll eval --resume ${dir}\n`,
+      );
+      return 1;
+    }
     if (signalled) {
       const done = effectiveTraces(readTraces(join(dir, FILES.traces), { slim: true }).traces).filter(
         (t) => t.errors.length === 0,

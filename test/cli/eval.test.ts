@@ -3,7 +3,7 @@
  * summary/trace agreement, the report in a browser, Ctrl-C, and kill → --resume.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,7 +14,7 @@ import { readTraces } from "../../src/outputs/traces-file.ts";
 import { builtinTasksets } from "../../src/tasksets/index.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
 import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
-import { lineCount, onlyRunDir, runCli, startCli, waitFor } from "./cli-helpers.ts";
+import { lineCount, onlyRunDir, ROOT, runCli, startCli, waitFor } from "./cli-helpers.ts";
 
 const TASKSET = "reverse-text" in builtinTasksets ? "reverse-text" : "./src/tasksets/reverse-text/index.ts";
 
@@ -108,6 +108,30 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
     const again = await runCli(["eval", "--resume", dir]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(lineCount(join(dir, "traces.jsonl")), 32);
+  });
+
+  test("a failing group reward stops the run but keeps a summary and report, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "envroll-groupfail-"));
+    const module = join(dir, "bad-group.ts");
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    writeFileSync(
+      module,
+      `import { defineTaskset } from ${JSON.stringify(join(ROOT, "src", "index.ts"))};
+export default defineTaskset({
+  id: "bad-group",
+  defaults: { harness: { id: "null" } },
+  load: () => [0, 1, 2].map((idx) => ({ idx, prompt: "say hi" })),
+  rewards: [{ name: "one", fn: () => 1 }],
+  groupRewards: [{ name: "boom", fn: ({ task }) => { if (task.idx === 1) throw new Error("group reward exploded"); return [0, 0]; } }],
+});
+`,
+    );
+    const out = join(dir, "out");
+    const res = await runCli(["eval", module, "-r", "2", "-c", "1", "-o", out]);
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stderr, /run failed: .*group reward exploded/);
+    const run = onlyRunDir(out);
+    assert.ok(existsSync(join(run, "summary.json")) && existsSync(join(run, "report.html")));
   });
 
   test("--openai runs against any OpenAI-compatible endpoint (text level, no token ids)", async () => {
