@@ -117,4 +117,3 @@ def twin():
 @pytest.fixture(scope="session")
 def tokenizer(twin):
     return twin.tokenizer
-

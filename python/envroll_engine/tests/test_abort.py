@@ -13,8 +13,9 @@ def start_long(engine, rid: str) -> tuple[threading.Thread, dict]:
     box: dict = {}
 
     def run():
-        box["out"] = engine.generate({"input_ids": [1, 2, 3], "rid": rid, "return_logprob": True,
-                                      "sampling_params": LONG})
+        box["out"] = engine.generate(
+            {"input_ids": [1, 2, 3], "rid": rid, "return_logprob": True, "sampling_params": LONG}
+        )
 
     t = threading.Thread(target=run, daemon=True)
     t.start()
@@ -98,9 +99,12 @@ def _open_stream(engine, rid: str):
     import json
 
     conn = http.client.HTTPConnection(engine.host, engine.port, timeout=60)
-    conn.request("POST", "/generate", body=json.dumps({"input_ids": [1, 2, 3], "rid": rid, "stream": True,
-                                                         "sampling_params": LONG}),
-                 headers={"Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        "/generate",
+        body=json.dumps({"input_ids": [1, 2, 3], "rid": rid, "stream": True, "sampling_params": LONG}),
+        headers={"Content-Type": "application/json"},
+    )
     resp = conn.getresponse()
     assert resp.status == 200
     return conn, resp
@@ -116,7 +120,7 @@ def test_aborted_stream_ends_with_abort_chunk_then_done(engine):
     events = [e for e in (first + resp.read()).decode().split("\n\n") if e]
     conn.close()
     assert events[-1] == "data: [DONE]"
-    last = json.loads(events[-2][len("data: "):])
+    last = json.loads(events[-2][len("data: ") :])
     assert last["meta_info"]["finish_reason"]["type"] == "abort" and last["output_ids"]
 
 
@@ -126,8 +130,10 @@ def test_stream_client_disconnect_aborts_request(engine):
 
     body = json.dumps({"input_ids": [1, 2, 3], "rid": "stream-gone", "stream": True, "sampling_params": LONG})
     sock = socket.create_connection((engine.host, engine.port), timeout=60)
-    sock.sendall(f"POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                 f"Content-Length: {len(body)}\r\n\r\n{body}".encode())
+    sock.sendall(
+        f"POST /generate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
+    )
     got = b""
     while b"data: {" not in got:  # wait for the first chunk: generation is under way
         chunk = sock.recv(65536)

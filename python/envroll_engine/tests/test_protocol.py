@@ -7,12 +7,28 @@ import json
 
 import pytest
 
-PROMPT = [151644, 872, 198, 9707, 151645, 198, 151644, 77091, 198]  # <|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n
+PROMPT = [
+    151644,
+    872,
+    198,
+    9707,
+    151645,
+    198,
+    151644,
+    77091,
+    198,
+]  # <|im_start|>user\nHello<|im_end|>\n<|im_start|>assistant\n
 
 
 def test_response_shape(engine):
-    out = engine.generate({"input_ids": PROMPT, "rid": "shape-1", "return_logprob": True,
-                           "sampling_params": {"max_new_tokens": 4, "sampling_seed": 3}})
+    out = engine.generate(
+        {
+            "input_ids": PROMPT,
+            "rid": "shape-1",
+            "return_logprob": True,
+            "sampling_params": {"max_new_tokens": 4, "sampling_seed": 3},
+        }
+    )
     assert set(out) == {"text", "output_ids", "meta_info"}
     meta = out["meta_info"]
     assert meta["id"] == "shape-1"
@@ -42,8 +58,7 @@ def test_text_input(engine, tokenizer):
 
 
 def test_batch_and_rid_suffixes(engine):
-    out = engine.generate({"input_ids": [PROMPT, PROMPT[:3]], "rid": "b",
-                           "sampling_params": {"max_new_tokens": 2}})
+    out = engine.generate({"input_ids": [PROMPT, PROMPT[:3]], "rid": "b", "sampling_params": {"max_new_tokens": 2}})
     assert isinstance(out, list) and len(out) == 2
     assert [o["meta_info"]["id"] for o in out] == ["b_0", "b_1"]
     assert [o["meta_info"]["prompt_tokens"] for o in out] == [len(PROMPT), 3]
@@ -100,8 +115,12 @@ def test_invalid_json_is_400(engine):
 
 
 def test_null_sampling_values_mean_default(engine):
-    out = engine.generate({"input_ids": PROMPT, "sampling_params": {"max_new_tokens": 2, "top_k": None,
-                                                                     "stop": None, "frequency_penalty": 0.0}})
+    out = engine.generate(
+        {
+            "input_ids": PROMPT,
+            "sampling_params": {"max_new_tokens": 2, "top_k": None, "stop": None, "frequency_penalty": 0.0},
+        }
+    )
     assert out["meta_info"]["completion_tokens"] == 2
 
 
@@ -113,27 +132,36 @@ def sse_events(engine, body) -> list:
     raw = resp.read().decode()
     events = [e for e in raw.split("\n\n") if e]
     assert all(e.startswith("data: ") for e in events)
-    return [e[len("data: "):] for e in events]
+    return [e[len("data: ") :] for e in events]
 
 
 def test_stream_is_cumulative_and_ends_with_done(engine):
-    events = sse_events(engine, {"input_ids": PROMPT, "stream": True, "return_logprob": True,
-                                 "sampling_params": {"max_new_tokens": 5, "sampling_seed": 7}})
+    events = sse_events(
+        engine,
+        {
+            "input_ids": PROMPT,
+            "stream": True,
+            "return_logprob": True,
+            "sampling_params": {"max_new_tokens": 5, "sampling_seed": 7},
+        },
+    )
     assert events[-1] == "[DONE]"
     chunks = [json.loads(e) for e in events[:-1]]
     lengths = [len(c["output_ids"]) for c in chunks]
     assert lengths == sorted(lengths) and lengths[-1] == 5
     assert all(c["meta_info"]["finish_reason"] is None for c in chunks[:-1])
     assert chunks[-1]["meta_info"]["finish_reason"] == {"type": "length", "length": 5}
-    plain = engine.generate({"input_ids": PROMPT, "return_logprob": True,
-                             "sampling_params": {"max_new_tokens": 5, "sampling_seed": 7}})
+    plain = engine.generate(
+        {"input_ids": PROMPT, "return_logprob": True, "sampling_params": {"max_new_tokens": 5, "sampling_seed": 7}}
+    )
     assert chunks[-1]["output_ids"] == plain["output_ids"]
     assert len(chunks[-1]["meta_info"]["output_token_logprobs"]) == 5
 
 
 def test_stream_batch_chunks_carry_index(engine):
-    events = sse_events(engine, {"input_ids": [PROMPT, PROMPT], "stream": True,
-                                 "sampling_params": {"max_new_tokens": 2}})
+    events = sse_events(
+        engine, {"input_ids": [PROMPT, PROMPT], "stream": True, "sampling_params": {"max_new_tokens": 2}}
+    )
     chunks = [json.loads(e) for e in events[:-1]]
     assert {c["index"] for c in chunks} == {0, 1}
 

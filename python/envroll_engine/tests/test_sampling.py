@@ -53,12 +53,13 @@ def test_top_k_only_samples_from_top_k(engine, twin):
     with torch.inference_mode():
         logits = twin.model(input_ids=torch.tensor([seq])).logits[0]
     top3 = logits[len(PROMPT) - 1 : -1].topk(3, dim=-1).indices.tolist()
-    assert all(t in row for t, row in zip(out["output_ids"], top3))
+    assert all(t in row for t, row in zip(out["output_ids"], top3, strict=True))
 
 
 def test_input_token_logprobs(engine, twin):
-    out = engine.generate({"input_ids": PROMPT, "return_logprob": True, "logprob_start_len": 0,
-                           "sampling_params": {"max_new_tokens": 0}})
+    out = engine.generate(
+        {"input_ids": PROMPT, "return_logprob": True, "logprob_start_len": 0, "sampling_params": {"max_new_tokens": 0}}
+    )
     inp = out["meta_info"]["input_token_logprobs"]
     assert [t[1] for t in inp] == PROMPT and inp[0][0] is None
     ref = token_logprobs(twin.model, PROMPT, 1)

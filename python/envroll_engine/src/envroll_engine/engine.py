@@ -10,8 +10,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from dataclasses import replace
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 import torch
 
@@ -39,8 +39,14 @@ class Handle:
     def _publish(self) -> None:
         if self.updates is not None:
             r = self.result  # copy: the worker keeps appending while the HTTP thread serializes
-            self.updates.put(replace(r, output_ids=list(r.output_ids), output_logprobs=list(r.output_logprobs),
-                                     output_top=list(r.output_top)))
+            self.updates.put(
+                replace(
+                    r,
+                    output_ids=list(r.output_ids),
+                    output_logprobs=list(r.output_logprobs),
+                    output_top=list(r.output_top),
+                )
+            )
 
 
 class Engine:
@@ -117,7 +123,12 @@ class Engine:
         try:
             self._generate(h)
         except Exception as e:  # never leave a client waiting forever on a crashed request
-            h.result.finish = {"type": "abort", "message": f"internal error: {e!r}", "status_code": 500, "err_type": None}
+            h.result.finish = {
+                "type": "abort",
+                "message": f"internal error: {e!r}",
+                "status_code": 500,
+                "err_type": None,
+            }
         finally:
             with self._lock:
                 self._live.pop(f"{id(h)}", None)
@@ -136,9 +147,7 @@ class Engine:
         first_row = max(req.logprob_start_len, 1) - 1 if want_input else L - 1
         t0 = time.monotonic()
         with torch.inference_mode():
-            out = self.model(
-                input_ids=torch.tensor([req.input_ids]), use_cache=True, logits_to_keep=L - first_row
-            )
+            out = self.model(input_ids=torch.tensor([req.input_ids]), use_cache=True, logits_to_keep=L - first_row)
             logits = out.logits[0].float()
             if want_input:
                 self._score_prompt(req, res, logits)
@@ -148,7 +157,9 @@ class Engine:
                     res.finish = _abort_finish(h.abort_message)
                     break
                 c = choose_next(
-                    row, p, gen,
+                    row,
+                    p,
+                    gen,
                     blocked=blocked if step < p.min_new_tokens else None,
                     original_logprob=self.original_logprob,
                     top_logprobs_num=req.top_logprobs_num if req.return_logprob else 0,
@@ -179,7 +190,7 @@ class Engine:
         if p.stop and n >= p.min_new_tokens:
             # Only the tail can hold a new match (an older one would have stopped us already);
             # decoding everything each step would make long generations quadratic.
-            tail = res.output_ids[-(max(len(s) for s in p.stop) + 8):]
+            tail = res.output_ids[-(max(len(s) for s in p.stop) + 8) :]
             text = self.tokenizer.decode(tail, skip_special_tokens=p.skip_special_tokens)
             for s in p.stop:
                 if s in text:
@@ -204,7 +215,7 @@ class Engine:
             res.input_logprobs.append(float(r[req.input_ids[pos]]))
             if req.top_logprobs_num > 0:
                 vals, ids = torch.topk(r, req.top_logprobs_num)
-                res.input_top.append([(float(v), int(i)) for v, i in zip(vals, ids)])
+                res.input_top.append([(float(v), int(i)) for v, i in zip(vals, ids, strict=True)])
 
     # ---- admin ---------------------------------------------------------------------------------
     def run_exclusive(self, fn) -> Future:

@@ -104,9 +104,7 @@ def build_tiny_model(seed: int, vocab_size: int) -> torch.nn.Module:
 def load_checkpoint(model_dir: str | Path) -> torch.nn.Module:
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(
-        str(model_dir), dtype=torch.float32, attn_implementation="eager"
-    )
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32, attn_implementation="eager")
     return model.to(torch.float32).eval()
 
 

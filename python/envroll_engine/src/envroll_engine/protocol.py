@@ -81,7 +81,7 @@ def parse_generate(body, tokenizer, vocab_size: int, max_model_len: int) -> tupl
         rl, start, top_n = bool(rl or False), int(-1 if start is None else start), int(top_n or 0)
         if start >= len(ids):
             raise BadRequest(f"logprob_start_len ({start}) is not smaller than the input length ({len(ids)})")
-        for k in range(p.n):
+        for _ in range(p.n):
             # SGLang turns n > 1 into a batch and gives each sample a fresh uuid rid.
             rid = rids[i] if p.n == 1 else uuid.uuid4().hex
             reqs.append(GenRequest(rid, list(ids), p, rl, start, top_n))
@@ -168,7 +168,7 @@ def decode_text(tokenizer, req: GenRequest, res: GenResult) -> str:
 
 def _triples(lps, ids) -> list[list]:
     # [logprob, token_id, text]; text is null because return_text_in_logprobs is not offered.
-    return [[lp, tid, None] for lp, tid in zip(lps, ids)]
+    return [[lp, tid, None] for lp, tid in zip(lps, ids, strict=True)]
 
 
 def response_body(tokenizer, req: GenRequest, res: GenResult) -> dict:
@@ -187,5 +187,7 @@ def response_body(tokenizer, req: GenRequest, res: GenResult) -> dict:
         meta["output_token_logprobs"] = _triples(res.output_logprobs, res.output_ids)
         if req.top_logprobs_num > 0:
             meta["input_top_logprobs"] = [None if t is None else [[lp, i, None] for lp, i in t] for t in res.input_top]
-            meta["output_top_logprobs"] = [None if t is None else [[lp, i, None] for lp, i in t] for t in res.output_top]
+            meta["output_top_logprobs"] = [
+                None if t is None else [[lp, i, None] for lp, i in t] for t in res.output_top
+            ]
     return {"text": decode_text(tokenizer, req, res), "output_ids": list(res.output_ids), "meta_info": meta}

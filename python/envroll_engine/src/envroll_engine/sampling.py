@@ -131,9 +131,7 @@ def _check_ranges(p: SamplingParams, vocab_size: int) -> None:
     if p.min_new_tokens < 0:
         raise BadRequest(f"min_new_tokens must be in [0, max_new_tokens], got {p.min_new_tokens}.")
     if p.min_new_tokens > p.max_new_tokens:
-        raise BadRequest(
-            f"min_new_tokens must be in [0, max_new_tokens({p.max_new_tokens})], got {p.min_new_tokens}."
-        )
+        raise BadRequest(f"min_new_tokens must be in [0, max_new_tokens({p.max_new_tokens})], got {p.min_new_tokens}.")
     if p.n < 1:
         raise BadRequest(f"n must be at least 1, got {p.n}.")
     for t in p.stop_token_ids:
@@ -185,7 +183,7 @@ def choose_next(
     top = None
     if top_logprobs_num > 0:
         vals, ids = torch.topk(reported, min(top_logprobs_num, reported.numel()))
-        top = [(float(v), int(i)) for v, i in zip(vals, ids)]
+        top = [(float(v), int(i)) for v, i in zip(vals, ids, strict=True)]
     return Choice(token=token, logprob=float(reported[token]), top=top)
 
 

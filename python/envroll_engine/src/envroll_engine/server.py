@@ -8,9 +8,7 @@ nothing, and one thread per connection keeps /abort_request and /health responsi
 from __future__ import annotations
 
 import json
-import queue
 import time
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .engine import Engine
@@ -102,7 +100,9 @@ class Handler(BaseHTTPRequestHandler):
             code = (h.result.finish or {}).get("status_code")
             if code:
                 msg = h.result.finish.get("message")
-                return self._send(code, {"object": "error", "message": msg, "type": str(code), "param": None, "code": code})
+                return self._send(
+                    code, {"object": "error", "message": msg, "type": str(code), "param": None, "code": code}
+                )
         bodies = [response_body(eng.tokenizer, h.req, h.result) for h in handles]
         self._send(200, bodies if batch else bodies[0])
 
@@ -155,17 +155,20 @@ class Handler(BaseHTTPRequestHandler):
     def get_model_info(self):
         eng = self.server.engine
         cfg = eng.model.config
-        self._send(200, {
-            "model_path": eng.model_path,
-            "tokenizer_path": eng.tokenizer_path,
-            "is_generation": True,
-            "preferred_sampling_params": None,
-            "weight_version": eng.weight_version,
-            "has_image_understanding": False,
-            "has_audio_understanding": False,
-            "model_type": getattr(cfg, "model_type", None),
-            "architectures": list(getattr(cfg, "architectures", None) or [type(eng.model).__name__]),
-        })
+        self._send(
+            200,
+            {
+                "model_path": eng.model_path,
+                "tokenizer_path": eng.tokenizer_path,
+                "is_generation": True,
+                "preferred_sampling_params": None,
+                "weight_version": eng.weight_version,
+                "has_image_understanding": False,
+                "has_audio_understanding": False,
+                "model_type": getattr(cfg, "model_type", None),
+                "architectures": list(getattr(cfg, "architectures", None) or [type(eng.model).__name__]),
+            },
+        )
 
     def get_weight_version(self):
         self._send(200, {"weight_version": self.server.engine.weight_version})
@@ -173,18 +176,32 @@ class Handler(BaseHTTPRequestHandler):
     def get_server_info(self):
         eng = self.server.engine
         tps = eng.tokens_generated / eng.generation_seconds if eng.generation_seconds else 0.0
-        self._send(200, {
-            "model_path": eng.model_path, "weight_version": eng.weight_version,
-            "max_model_len": eng.max_model_len, "vocab_size": eng.vocab_size,
-            "eos_token_ids": eng.eos_ids, "original_logprob": eng.original_logprob,
-            "tokens_generated": eng.tokens_generated, "generation_tokens_per_s": tps,
-            "live_rids": eng.live(),
-        })
+        self._send(
+            200,
+            {
+                "model_path": eng.model_path,
+                "weight_version": eng.weight_version,
+                "max_model_len": eng.max_model_len,
+                "vocab_size": eng.vocab_size,
+                "eos_token_ids": eng.eos_ids,
+                "original_logprob": eng.original_logprob,
+                "tokens_generated": eng.tokens_generated,
+                "generation_tokens_per_s": tps,
+                "live_rids": eng.live(),
+            },
+        )
 
     def models(self):
         eng = self.server.engine
-        card = {"id": eng.model_path, "object": "model", "created": int(time.time()), "owned_by": "sglang",
-                "root": eng.model_path, "parent": None, "max_model_len": eng.max_model_len}
+        card = {
+            "id": eng.model_path,
+            "object": "model",
+            "created": int(time.time()),
+            "owned_by": "sglang",
+            "root": eng.model_path,
+            "parent": None,
+            "max_model_len": eng.max_model_len,
+        }
         self._send(200, {"object": "list", "data": [card]})
 
     def flush_cache(self):
@@ -210,14 +227,23 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(path, str) or not path:
             raise BadRequest("model_path must be a non-empty string")
         version = body.get("weight_version")
-        n_aborted = eng.abort(abort_all=True, message="Aborted by weight update") if body.get("abort_all_requests") else 0
+        n_aborted = (
+            eng.abort(abort_all=True, message="Aborted by weight update") if body.get("abort_all_requests") else 0
+        )
         try:
             new = eng.run_exclusive(lambda: eng.reload_weights(path, version)).result()
         except Exception as e:  # a bad folder keeps the old weights serving
-            return self._send(400, {"success": False, "message": f"Failed to load weights from {path}: {e}",
-                                    "num_paused_requests": 0})
-        self._send(200, {"success": True, "message": f"Loaded weights from {path}; weight_version={new}",
-                         "num_paused_requests": n_aborted})
+            return self._send(
+                400, {"success": False, "message": f"Failed to load weights from {path}: {e}", "num_paused_requests": 0}
+            )
+        self._send(
+            200,
+            {
+                "success": True,
+                "message": f"Loaded weights from {path}; weight_version={new}",
+                "num_paused_requests": n_aborted,
+            },
+        )
 
 
 ROUTES = {

@@ -45,8 +45,11 @@ class Checked:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m envroll_engine.train_check", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m envroll_engine.train_check",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--samples", required=True, help="samples.json: list of groups (lists) of Miles Sample dicts")
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--tiny", action="store_true", help="the seeded tiny Qwen3 (same as the engine's --tiny)")
@@ -62,8 +65,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--reward-key", default=None, help="key into dict-valued rewards")
     ap.add_argument("--weight-version", default=None, help="version to send (default: current one bumped)")
     ap.add_argument("--threads", type=int, default=1, help="torch intra-op threads (0 = torch default)")
-    ap.add_argument("--no-verify-reload", action="store_true",
-                    help="skip re-scoring one sample through the engine after the reload")
+    ap.add_argument(
+        "--no-verify-reload", action="store_true", help="skip re-scoring one sample through the engine after the reload"
+    )
     return ap.parse_args(argv)
 
 
@@ -136,8 +140,9 @@ def check_samples(groups: list[list[dict]], reward_key: str | None) -> tuple[lis
                 continue
             R = s["response_length"]
             mask = s.get("loss_mask") or [1] * R
-            checked.append(Checked(list(s["tokens"]), R, list(mask), [float(x) for x in s["rollout_log_probs"]],
-                                   advs[i], where))
+            checked.append(
+                Checked(list(s["tokens"]), R, list(mask), [float(x) for x in s["rollout_log_probs"]], advs[i], where)
+            )
     return checked, errors
 
 
@@ -157,7 +162,9 @@ def update_engine(engine: str, out_model: Path, requested: str | None) -> tuple[
     old = str(http_json(f"{base}/get_model_info")["weight_version"])
     # Send an explicit version: real SGLang only changes weight_version when one is given.
     want = requested or bump_version(old)
-    resp = http_json(f"{base}/update_weights_from_disk", {"model_path": str(out_model.resolve()), "weight_version": want})
+    resp = http_json(
+        f"{base}/update_weights_from_disk", {"model_path": str(out_model.resolve()), "weight_version": want}
+    )
     now = str(http_json(f"{base}/get_model_info")["weight_version"])
     errs = []
     if not resp.get("success", False):
@@ -171,8 +178,12 @@ def verify_reload(engine: str, model, s: Checked, temperature: float) -> float:
     """Max |engine input_token_logprobs - local teacher forcing| over one sample's response,
     after the reload: proves the engine serves exactly the weights this step produced."""
     start = len(s.tokens) - s.response_length
-    body = {"input_ids": s.tokens, "return_logprob": True, "logprob_start_len": start,
-            "sampling_params": {"max_new_tokens": 0, "temperature": temperature}}
+    body = {
+        "input_ids": s.tokens,
+        "return_logprob": True,
+        "logprob_start_len": start,
+        "sampling_params": {"max_new_tokens": 0, "temperature": temperature},
+    }
     meta = http_json(f"{engine.rstrip('/')}/generate", body)["meta_info"]
     remote = torch.tensor([x[0] for x in meta["input_token_logprobs"]], dtype=torch.float64)
     local = token_logprobs(model, s.tokens, start, temperature=temperature).double()
@@ -187,8 +198,14 @@ def verify_reload(engine: str, model, s: Checked, temperature: float) -> float:
 def run(args) -> tuple[dict, list[str]]:
     groups = read_groups(args.samples)
     checked, errors = check_samples(groups, args.reward_key)
-    stats = {"samples": sum(len(g) for g in groups), "masked_tokens": 0, "max": float("nan"),
-             "mean": float("nan"), "loss": float("nan"), "weight_version": "none"}
+    stats = {
+        "samples": sum(len(g) for g in groups),
+        "masked_tokens": 0,
+        "max": float("nan"),
+        "mean": float("nan"),
+        "loss": float("nan"),
+        "weight_version": "none",
+    }
     if not checked:
         return stats, errors + ["no usable samples"]
     loaded = load(model_dir=args.model, tiny=args.tiny, seed=args.seed, tokenizer_dir=args.tokenizer)
@@ -204,8 +221,10 @@ def run(args) -> tuple[dict, list[str]]:
         d = (lp.detach().double() - torch.tensor(s.rollout_log_probs, dtype=torch.float64)).abs()[m]
         if d.numel() and float(d.max()) >= LOGPROB_TOL:
             worst = int(torch.nonzero(m)[int(d.argmax())])
-            errors.append(f"{s.where}: logprob diff {float(d.max()):.3e} at response position {worst} "
-                          f"(token {s.tokens[start + worst]})")
+            errors.append(
+                f"{s.where}: logprob diff {float(d.max()):.3e} at response position {worst} "
+                f"(token {s.tokens[start + worst]})"
+            )
         new_lps.append(lp), old_lps.append(old), masks.append(m), diffs.append(d)
         advs.append(torch.full_like(old, s.advantage))
     all_d = torch.cat(diffs) if diffs else torch.zeros(0)
@@ -215,8 +234,14 @@ def run(args) -> tuple[dict, list[str]]:
     stats["max"], stats["mean"] = float(all_d.max()), float(all_d.mean())
 
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    loss = ppo_clip_loss(torch.cat(new_lps), torch.cat(old_lps), torch.cat(advs), torch.cat(masks),
-                         eps_clip=args.eps_clip, eps_clip_high=args.eps_clip_high)
+    loss = ppo_clip_loss(
+        torch.cat(new_lps),
+        torch.cat(old_lps),
+        torch.cat(advs),
+        torch.cat(masks),
+        eps_clip=args.eps_clip,
+        eps_clip_high=args.eps_clip_high,
+    )
     stats["loss"] = float(loss.detach())
     if not math.isfinite(stats["loss"]):
         errors.append("loss is not finite")
@@ -253,9 +278,12 @@ def main(argv=None) -> int:
     except (OSError, ValueError, RuntimeError) as e:
         print(f"train_check: {e}", file=sys.stderr)
         return 2
-    print(f"e2e samples={stats['samples']} masked_tokens={stats['masked_tokens']} "
-          f"logprob_max_abs_diff={stats['max']:.3e} logprob_mean_abs_diff={stats['mean']:.3e} "
-          f"loss={stats['loss']:.6g} weight_version={stats['weight_version']}", flush=True)
+    print(
+        f"e2e samples={stats['samples']} masked_tokens={stats['masked_tokens']} "
+        f"logprob_max_abs_diff={stats['max']:.3e} logprob_mean_abs_diff={stats['mean']:.3e} "
+        f"loss={stats['loss']:.6g} weight_version={stats['weight_version']}",
+        flush=True,
+    )
     for e in errors:
         print(f"FAIL: {e}", file=sys.stderr)
     return 1 if errors else 0
