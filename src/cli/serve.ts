@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { openEnvironmentBackend } from "../service/environment-backend.ts";
 import { startService } from "../service/server.ts";
 import { trainClientFactory } from "../service/train-client-factory.ts";
+import { signalExitCode, watchShutdown } from "./shutdown.ts";
 
 interface ServeOptions {
   host: string;
@@ -53,9 +54,10 @@ export function registerServeCommand(program: Command): void {
         `envroll serve: ${tasksetId}: ${numTasks} train tasks, ${numEvalTasks} eval tasks\n`,
       );
       process.stdout.write(`envroll serve listening on ${service.url}\n`);
+      // SIGINT/SIGTERM: drain, then exit 128 + signal with a message (a second signal exits at once).
+      const shutdown = watchShutdown("envroll serve");
       await new Promise<void>((resolve) => {
-        process.once("SIGINT", () => resolve());
-        process.once("SIGTERM", () => resolve());
+        shutdown.signalled.then(() => resolve());
         // A trainer killed with SIGKILL runs no exit hook; its end of our stdin pipe still closes.
         if (o.exitWithStdin) {
           process.stdin.once("end", () => resolve());
@@ -67,5 +69,12 @@ export function registerServeCommand(program: Command): void {
       await service.close();
       await backend.close();
       process.stdin.destroy();
+      shutdown.dispose();
+      if (shutdown.signal) {
+        process.stderr.write(
+          `envroll serve: stopped by ${shutdown.signal}; unfinished groups were handed back to the task cursor\n`,
+        );
+        process.exitCode = signalExitCode(shutdown.signal);
+      }
     });
 }

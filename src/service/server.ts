@@ -57,6 +57,8 @@ interface ActiveRequest {
   controller: AbortController;
   /** Settles when the request has handed back its tasks and saved the cursor. */
   done: Promise<unknown>;
+  /** Settles once the response (summary line included) has been flushed or the client left. */
+  flushed: Promise<void>;
 }
 
 export async function startService(opts: ServiceOptions): Promise<RunningService> {
@@ -74,6 +76,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     counters: new Map<number, SampleCounter>(),
   };
   const active = new Set<ActiveRequest>();
+  let closing = false;
   // Train requests share one cursor: run them one after another (a refill that arrives while the
   // previous stream is still draining its aborts waits for it instead of racing it).
   let trainChain: Promise<unknown> = Promise.resolve();
@@ -101,6 +104,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       evaluation: body.evaluation,
       controller: new AbortController(),
       done: Promise.resolve(),
+      // Shutdown waits for this, not just `done`: closing the sockets right after `done` would
+      // cut the stream before its summary line, and the client could not tell a stop from a crash.
+      flushed: new Promise<void>((resolve) => {
+        res.once("finish", resolve);
+        res.once("close", resolve);
+      }),
     };
     active.add(entry);
     // `close` on the response fires when the client goes away before we end the stream.
@@ -187,6 +196,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       throw new HttpError(401, "missing or wrong bearer token");
     const path = (req.url ?? "/").split("?")[0];
     const method = req.method ?? "GET";
+    // Shutting down: a refill that arrives while the last streams drain must not start new
+    // groups (they would run on a cursor that is being saved, then die with the process).
+    if (closing && path !== "/health") throw new HttpError(503, "the rollout service is shutting down");
     const routes: Record<string, [string, () => Promise<void> | void]> = {
       "/health": ["GET", () => sendJson(res, 200, { status: "ok" })],
       "/info": ["GET", () => sendJson(res, 200, info())],
@@ -221,9 +233,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     port,
     server,
     async close() {
+      closing = true;
       // Abort and drain: every request hands its tasks back and saves the cursor before we exit.
       for (const a of active) a.controller.abort();
-      await Promise.all([...active].map((a) => a.done));
+      await Promise.all([...active].map((a) => a.flushed));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
