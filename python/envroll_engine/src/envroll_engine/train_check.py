@@ -19,29 +19,17 @@ import math
 import sys
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from .engine import bump_version
-from .grpo import group_advantages, ppo_clip_loss
+from .grpo import ppo_clip_loss
 from .model import load, save
+from .samples import Checked, check_samples, read_groups
 from .scoring import token_logprobs
 
 LOGPROB_TOL = 1e-4
-
-
-@dataclass
-class Checked:
-    """A sample that passed the alignment checks, flattened for the loss."""
-
-    tokens: list[int]
-    response_length: int
-    loss_mask: list[int]
-    rollout_log_probs: list[float]
-    advantage: float
-    where: str  # "group g sample i", for messages
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -50,7 +38,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("--samples", required=True, help="samples.json: list of groups (lists) of Miles Sample dicts")
+    ap.add_argument(
+        "--samples", required=True, help="JSON list of groups of Miles Sample dicts, or a flat JSON/JSONL of samples"
+    )
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--tiny", action="store_true", help="the seeded tiny Qwen3 (same as the engine's --tiny)")
     src.add_argument("--model", metavar="DIR", help="checkpoint folder the engine is serving")
@@ -69,81 +59,6 @@ def parse_args(argv=None) -> argparse.Namespace:
         "--no-verify-reload", action="store_true", help="skip re-scoring one sample through the engine after the reload"
     )
     return ap.parse_args(argv)
-
-
-# ---- input -------------------------------------------------------------------------------------
-def read_groups(path: str) -> list[list[dict]]:
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, list):
-        raise ValueError("samples.json must be a JSON list of groups")
-    if all(isinstance(x, dict) for x in data):
-        # Flat list: group by group_index like Miles' reward normalization.
-        by: dict = {}
-        for s in data:
-            by.setdefault(s.get("group_index"), []).append(s)
-        return list(by.values())
-    if not all(isinstance(g, list) and all(isinstance(s, dict) for s in g) for g in data):
-        raise ValueError("samples.json must be a list of groups, each a list of sample objects")
-    return data
-
-
-def reward_of(s: dict, key: str | None) -> float:
-    r = s.get("reward")
-    if isinstance(r, dict):
-        if key is None:
-            raise ValueError("dict reward needs --reward-key")
-        r = r.get(key)
-    if isinstance(r, bool) or not isinstance(r, (int, float)) or not math.isfinite(r):
-        raise ValueError(f"reward must be a finite number, got {r!r}")
-    return float(r)
-
-
-def alignment_errors(s: dict) -> list[str]:
-    """Miles Sample.validate(): loss_mask and rollout_log_probs have response_length entries,
-    tokens hold at least the response, and the prompt is non-empty (the first response token
-    needs a preceding position to be scored from)."""
-    errs = []
-    tokens, R = s.get("tokens"), s.get("response_length")
-    mask, lps = s.get("loss_mask"), s.get("rollout_log_probs")
-    if not isinstance(tokens, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
-        return ["tokens must be a list of ints"]
-    if not isinstance(R, int) or R < 0:
-        return [f"response_length must be an int >= 0, got {R!r}"]
-    if len(tokens) <= R:
-        errs.append(f"len(tokens)={len(tokens)} must exceed response_length={R} (non-empty prompt)")
-    if mask is None:
-        mask = [1] * R  # Miles: None means all ones
-    if not isinstance(mask, list) or len(mask) != R:
-        errs.append(f"len(loss_mask)={len(mask) if isinstance(mask, list) else mask!r} != response_length={R}")
-    elif any(m not in (0, 1) for m in mask):
-        errs.append("loss_mask entries must be 0 or 1")
-    if not isinstance(lps, list) or len(lps) != R:
-        errs.append(f"len(rollout_log_probs)={len(lps) if isinstance(lps, list) else lps!r} != response_length={R}")
-    elif not all(isinstance(x, (int, float)) and math.isfinite(x) for x in lps):
-        errs.append("rollout_log_probs must be finite numbers")
-    return errs
-
-
-def check_samples(groups: list[list[dict]], reward_key: str | None) -> tuple[list[Checked], list[str]]:
-    checked, errors = [], []
-    for g, group in enumerate(groups):
-        try:
-            advs = group_advantages([reward_of(s, reward_key) for s in group])
-        except ValueError as e:
-            errors.append(f"group {g}: {e}")
-            continue
-        for i, s in enumerate(group):
-            where = f"group {g} sample {i} (index={s.get('index')})"
-            errs = alignment_errors(s)
-            if errs:
-                errors.extend(f"{where}: {e}" for e in errs)
-                continue
-            R = s["response_length"]
-            mask = s.get("loss_mask") or [1] * R
-            checked.append(
-                Checked(list(s["tokens"]), R, list(mask), [float(x) for x in s["rollout_log_probs"]], advs[i], where)
-            )
-    return checked, errors
 
 
 # ---- engine HTTP -----------------------------------------------------------------------------------
@@ -225,7 +140,8 @@ def run(args) -> tuple[dict, list[str]]:
                 f"{s.where}: logprob diff {float(d.max()):.3e} at response position {worst} "
                 f"(token {s.tokens[start + worst]})"
             )
-        new_lps.append(lp), old_lps.append(old), masks.append(m), diffs.append(d)
+        new_lps.append(lp), old_lps.append(old), diffs.append(d)
+        masks.append(torch.tensor(s.train_mask, dtype=torch.bool))
         advs.append(torch.full_like(old, s.advantage))
     all_d = torch.cat(diffs) if diffs else torch.zeros(0)
     stats["masked_tokens"] = int(all_d.numel())
