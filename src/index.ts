@@ -18,6 +18,7 @@ export { createRuntime, registerRuntime, runtimeTypes } from "./runtimes/index.t
 export type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
 export * from "./task.ts";
 export { builtinTasksets } from "./tasksets/index.ts";
+export { pyLen, pyStrip, reverseCodePoints } from "./text/python-str.ts";
 export { loadTokenizer, type Tokenizer } from "./tokenizer/index.ts";
 export * from "./trace/index.ts";
 export type * from "./trace/record.ts";

@@ -2,8 +2,9 @@
  * Hermes-style tool-call blocks (`<tool_call>{json}</tool_call>`) found by their special-token
  * ids, shared by the Qwen3 parser and the generic renderer's optional tool parser.
  */
+
+import { pyStrip } from "../text/python-str.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
-import { pyStrip } from "./py-str.ts";
 import type { ParsedToolCall } from "./renderer.ts";
 import { parseToolCallJson } from "./tool-call-json.ts";
 

@@ -8,7 +8,7 @@
  * reached through a value the library creates).
  */
 import { Environment, Interpreter } from "@huggingface/jinja";
-import { pyLstrip, pyRstrip, pyStrip } from "./py-str.ts";
+import { pyLstrip, pyRstrip, pyStrip } from "../text/python-str.ts";
 
 type RuntimeFn = (args: { value: unknown }[]) => unknown;
 

@@ -3,10 +3,11 @@
  * tagged for attribution. Special tokens are written as their text; the single tokenization pass
  * turns them into their ids exactly as HF's `apply_chat_template(tokenize=True)` does.
  */
+
+import { pyLstrip, pyStrip } from "../text/python-str.ts";
 import type { SegmentList } from "./attribution.ts";
 import { contentText, toolCallText } from "./messages.ts";
 import { pyJsonDumps } from "./py-json.ts";
-import { pyLstrip, pyStrip } from "./py-str.ts";
 import type { RenderMessage, RenderTool } from "./renderer.ts";
 
 export const QWEN3_IDS = {

@@ -3,9 +3,10 @@
  * blocks are found by the special-token ids, never by look-alike text, so a model writing the
  * characters "<tool_call>" does not open a call.
  */
+
+import { pyStrip } from "../text/python-str.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
-import { pyStrip } from "./py-str.ts";
 import { QWEN3_IDS } from "./qwen3-format.ts";
 import type { ParsedResponse } from "./renderer.ts";
 

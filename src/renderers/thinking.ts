@@ -2,7 +2,7 @@
  * Qwen3's thinking rules: which assistant turns carry a `<think>` block in history, and how
  * reasoning embedded in content is split out.
  */
-import { pyLstrip, pyRstrip } from "./py-str.ts";
+import { pyLstrip, pyRstrip } from "../text/python-str.ts";
 import type { RenderMessage } from "./renderer.ts";
 
 /**

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { ModelResponse } from "../clients/client.ts";
 import { ProviderError } from "../errors.ts";
 import type { TraceView } from "../task.ts";
+import { pyStrip } from "../text/python-str.ts";
 import { contentText, type FinishReason, type Message, type TaskData } from "../types.ts";
 import { branchRecords } from "./branches.ts";
 import { MessageGraph, type TurnPlan } from "./graph.ts";
@@ -133,7 +134,7 @@ export class Trace implements TraceView {
     const i = this.graph.lastSampled;
     if (i === null) return "";
     const m = this.graph.nodes[i]!.message;
-    return m.role === "assistant" ? contentText(m.content).trim() : "";
+    return m.role === "assistant" ? pyStrip(contentText(m.content)) : "";
   }
 
   get messages(): readonly Message[] {

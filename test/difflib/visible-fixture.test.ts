@@ -1,6 +1,5 @@
 /** The difflib port against CPython 3.11's own outputs (fixtures/difflib_visible.json). */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
   codePoints,
@@ -10,6 +9,7 @@ import {
   realQuickRatio,
   sequenceMatcherRatio,
 } from "../../src/difflib/index.ts";
+import { readSharedFixture } from "../shared-fixtures.ts";
 
 interface DifflibCase {
   id: string;
@@ -26,7 +26,7 @@ interface DifflibCase {
   b_popular_junk_chars: string[];
 }
 
-const fixture = JSON.parse(readFileSync("/work/shared/fixtures/difflib_visible.json", "utf8")) as {
+const fixture = readSharedFixture("difflib_visible.json") as {
   cases: DifflibCase[];
 };
 const close = (got: number, want: number, what: string) =>

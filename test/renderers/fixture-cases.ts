@@ -8,9 +8,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseJsonKeepingFloats } from "../../src/renderers/py-json.ts";
 import { Qwen3Renderer } from "../../src/renderers/qwen3.ts";
+import { sharedFixturePath } from "../shared-fixtures.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const SHARED_FIXTURE = "/work/shared/fixtures/qwen3_visible.json";
+export const SHARED_FIXTURE = sharedFixturePath("qwen3_visible.json");
 export const EXTRA_DIR = join(here, "fixtures-extra");
 
 export type Case = Record<string, any>;

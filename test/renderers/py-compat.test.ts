@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PyFloat, parseJsonKeepingFloats, pyFloatRepr, pyJsonDumps } from "../../src/renderers/py-json.ts";
-import { pyLstrip, pyRstrip, pyStrip } from "../../src/renderers/py-str.ts";
+import { pyLstrip, pyRstrip, pyStrip } from "../../src/text/python-str.ts";
 
 test("pyJsonDumps matches json.dumps(ensure_ascii=False) (expected strings from CPython 3.11)", () => {
   const src = '{"b": 1, "2": [1.0, 2.5e-7, 1e16, 123456789012345678901], "1": {"z": 0, "10": true}}';

@@ -1,15 +1,15 @@
 /** code-golf against verifiers 0.2.0's records (fixtures/code_golf_v1.json) and its bonus rules. */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
 import type { TraceView } from "../../src/task.ts";
 import codeGolf, { type CodeGolfData, makeTask, SYSTEM } from "../../src/tasksets/code-golf/index.ts";
 import { extractProgram, PROGRAM_RE } from "../../src/tasksets/code-golf/program.ts";
 import { REFERENCE_SPECS } from "../../src/tasksets/code-golf/specs.ts";
+import { readSharedFixture } from "../shared-fixtures.ts";
 import { traceView } from "./trace-view.ts";
 
-const fx = JSON.parse(readFileSync("/work/shared/fixtures/code_golf_v1.json", "utf8"));
+const fx = readSharedFixture("code_golf_v1.json");
 const metric = codeGolf.metrics!.find((m) => m.name === "evaluate")!;
 const correct = codeGolf.rewards!.find((r) => r.name === "correct")!;
 const group = (name: string) => codeGolf.groupRewards!.find((g) => g.name === name)!;

@@ -1,6 +1,5 @@
 /** reverse-text against verifiers 0.2.0's recorded rewards (fixtures/reverse_text_v1.json). */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import reverseText, {
   makeTask,
@@ -8,10 +7,11 @@ import reverseText, {
   SYSTEM,
 } from "../../src/tasksets/reverse-text/index.ts";
 import { extractReversed } from "../../src/tasksets/reverse-text/reward.ts";
-import { pyStrip, reverseCodePoints } from "../../src/tasksets/shared/python-text.ts";
+import { pyStrip, reverseCodePoints } from "../../src/text/python-str.ts";
+import { readSharedFixture } from "../shared-fixtures.ts";
 import { traceView } from "./trace-view.ts";
 
-const fx = JSON.parse(readFileSync("/work/shared/fixtures/reverse_text_v1.json", "utf8"));
+const fx = readSharedFixture("reverse_text_v1.json");
 const lcs = reverseText.rewards!.find((r) => r.name === "lcs")!;
 const singleTurn = reverseText.stops!.find((s) => s.name === "single_turn")!;
 

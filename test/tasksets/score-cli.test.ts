@@ -1,10 +1,10 @@
 /** `envroll score`: offline re-scoring through the real scoring pipeline. */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { scoreStream } from "../../src/cli/score.ts";
 import { builtinTasksets } from "../../src/tasksets/index.ts";
+import { readSharedFixture } from "../shared-fixtures.ts";
 
 async function score(id: string, lines: unknown[], runtime = true): Promise<{ out: any[]; failed: number }> {
   const taskset = await builtinTasksets[id]!();
@@ -21,7 +21,7 @@ async function score(id: string, lines: unknown[], runtime = true): Promise<{ ou
 }
 
 test("reverse-text: every fixture reply re-scores to the recorded lcs", async () => {
-  const fx = JSON.parse(readFileSync("/work/shared/fixtures/reverse_text_v1.json", "utf8"));
+  const fx = readSharedFixture("reverse_text_v1.json");
   const { out, failed } = await score(
     "reverse-text",
     fx.cases.map((c: any) => ({ task: { prompt: [...c.answer].reverse().join("") }, reply: c.reply })),
@@ -35,7 +35,7 @@ test("reverse-text: every fixture reply re-scores to the recorded lcs", async ()
 });
 
 test("code-golf: a group runs each program in a sandbox and gets group rewards (0.2.0 rules on request)", async () => {
-  const fx = JSON.parse(readFileSync("/work/shared/fixtures/code_golf_v1.json", "utf8"));
+  const fx = readSharedFixture("code_golf_v1.json");
   const g = fx.groups[0];
   const { out, failed } = await score("code-golf", [
     { task: { ...g.task, bonus_for_failing: true }, replies: g.rollouts.map((r: any) => r.reply) },

@@ -4,12 +4,13 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer, qwen3TokenizerDir } from "../../src/tokenizer/index.ts";
+import { readSharedFixture } from "../shared-fixtures.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tok = loadTokenizer();
 
 test("fixture texts encode to HF ids", () => {
-  const data = JSON.parse(readFileSync("/work/shared/fixtures/qwen3_visible.json", "utf8"));
+  const data = readSharedFixture("qwen3_visible.json");
   let n = 0;
   for (const c of data.cases) {
     if (c.kind !== "render" || c.hf.error !== null) continue;

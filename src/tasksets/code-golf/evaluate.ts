@@ -3,7 +3,7 @@
  * default) and time it, as verifiers 0.2.0 does (`perf_counter` around `python3 solution.py`).
  */
 import type { Runtime } from "../../runtimes/runtime.ts";
-import { pyStrip } from "../shared/python-text.ts";
+import { pyStrip } from "../../text/python-str.ts";
 
 /** Latency recorded when there is nothing to run (0.2.0's value). */
 export const NO_PROGRAM_LATENCY = 1e6;

@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import { defineTaskset, type TraceView } from "../../task.ts";
+import { pyLen } from "../../text/python-str.ts";
 import { TaskDataSchema } from "../../types.ts";
-import { pyLen } from "../shared/python-text.ts";
 import { type Contestant, fastest, mostConcise } from "./bonuses.ts";
 import { evaluateProgram, NO_PROGRAM_LATENCY } from "./evaluate.ts";
 import { extractProgram } from "./program.ts";

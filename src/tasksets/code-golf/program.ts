@@ -1,5 +1,5 @@
 /** Pulling the program out of a reply, as verifiers 0.2.0 `code_golf_v1.extract_program`. */
-import { pyStrip } from "../shared/python-text.ts";
+import { pyStrip } from "../../text/python-str.ts";
 
 /** First fenced block (optionally tagged `python`), non-greedy across newlines; `[\s\S]` = DOTALL `.`. */
 export const PROGRAM_RE = /```(?:python)?\n([\s\S]*?)```/;

@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import { defineTaskset } from "../../task.ts";
+import { reverseCodePoints } from "../../text/python-str.ts";
 import { TaskDataSchema } from "../../types.ts";
-import { reverseCodePoints } from "../shared/python-text.ts";
 import { builtinDatasetPath, readPrompts } from "./dataset.ts";
 import { lcsReward } from "./reward.ts";
 

@@ -4,7 +4,7 @@
  * compared with the code-point reversal of the prompt by difflib's Ratcliff/Obershelp ratio.
  */
 import { sequenceMatcherRatio } from "../../difflib/index.ts";
-import { pyStrip } from "../shared/python-text.ts";
+import { pyStrip } from "../../text/python-str.ts";
 
 /** `[\s\S]` is Python's `.` under DOTALL. */
 const TAG_RE = /<reversed_text>([\s\S]*?)<\/reversed_text>/;

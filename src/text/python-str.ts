@@ -29,3 +29,15 @@ export function pyRstrip(s: string, chars?: string): string {
 function isStripped(code: number, chars?: string): boolean {
   return chars === undefined ? PY_WS.has(code) : chars.includes(String.fromCharCode(code));
 }
+
+/** Python `s[::-1]`: reversal by code point (a ZWJ emoji sequence comes out scrambled, as in Python). */
+export function reverseCodePoints(s: string): string {
+  return Array.from(s).reverse().join("");
+}
+
+/** Python `len(s)`: code points, not UTF-16 units. */
+export function pyLen(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
