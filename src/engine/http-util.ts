@@ -30,11 +30,17 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
     req.on("data", (chunk: Buffer) => {
+      if (refused) return;
       size += chunk.length;
       if (size > limit) {
+        // Refuse, but keep reading (and discarding) the upload: destroying the socket here, as
+        // this once did, reset the connection before the 413 could be sent, so the client only
+        // saw ECONNRESET. The 413 goes out with `connection: close` (see answerError).
+        refused = true;
+        chunks.length = 0;
         reject(new HttpError(413, errorBody(`request body exceeds ${limit} bytes`)));
-        req.destroy();
         return;
       }
       chunks.push(chunk);

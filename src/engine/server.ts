@@ -41,8 +41,10 @@ export function listen(
   port: number,
   onClose: () => void,
 ): Promise<RunningServer> {
+  // requestTimeout bounds only the upload of a request (not a long generation or SSE stream):
+  // without it a client trickling a body could hold a connection forever.
   const server = createServer(
-    { keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 },
+    { keepAliveTimeout: 65_000, requestTimeout: 300_000, headersTimeout: 60_000 },
     handler,
   );
   return new Promise((resolve, reject) => {
@@ -227,6 +229,7 @@ export function answerError(err: unknown, res: ServerResponse, core?: EngineCore
     sendJson(res, 400, errorBody(err.message));
   } else if (err instanceof HttpError) {
     if (core && err.status === 400) core.counters.errors400++;
-    sendJson(res, err.status, err.body);
+    // A refused upload may still be arriving: answer, then drop the connection.
+    sendJson(res, err.status, err.body, err.status === 413 ? { connection: "close" } : undefined);
   } else sendJson(res, 500, errorBody(`internal error: ${(err as Error)?.message ?? String(err)}`));
 }

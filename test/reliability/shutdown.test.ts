@@ -66,6 +66,7 @@ describe("SIGTERM mid-run", { concurrency: true }, () => {
       });
       child.on("close", () => reject(new Error(`serve exited early: ${stderr}`)));
     });
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/, "serve binds loopback by default");
     const lines: any[] = [];
     for await (const line of ndjsonStream(`${url}/rollout`, {
       rollout_id: 0,
