@@ -83,9 +83,8 @@ test("broken tool calls through TrainClient + engine + default harness: error to
       assert.equal(toolReplies.length, TURNS.length);
       if (t.task_index === 0 && t.rollout_index === 0)
         console.log(JSON.stringify({ suite: "broken_tool_calls", toolReplies }));
-      TURNS.forEach((step, i) =>
-        assert.match(toolReplies[i]!, step.expect, `${step.what}: ${toolReplies[i]}`),
-      );
+      for (const [i, step] of TURNS.entries())
+        assert.match(toolReplies[i]!, step.expect, `${step.what}: ${toolReplies[i]}`);
       assert.equal(t.last_reply, "The answer is 42.");
       // The whole episode stayed one token-exact branch (every turn bridged from the sampled ids).
       assert.equal(t.branches.length, 1);
