@@ -1,0 +1,109 @@
+/**
+ * The Python half of the end-to-end check, driven as subprocesses: the envroll_engine server
+ * (SGLang's /generate in front of a seeded tiny Qwen3) and `envroll_engine.train_check`.
+ * Everything talks over 127.0.0.1 only.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+
+/** `$PYTHON` lets CI or a developer point at a venv without activating it. */
+export const PYTHON = process.env.PYTHON ?? "python3";
+
+export interface PythonEngine {
+  url: string;
+  /** `/get_server_info.max_model_len`: the transport's context length must be the engine's. */
+  maxModelLen: number;
+  stop(): Promise<void>;
+}
+
+const READY = /envroll_engine listening on (http:\/\/\S+)/;
+
+/**
+ * Starts `python -m envroll_engine` and resolves once it prints its readiness line. stderr is
+ * kept (last 4 KB) so a failed start says why instead of timing out silently.
+ */
+export async function startPythonEngine(args: string[], timeoutMs = 180_000): Promise<PythonEngine> {
+  const child = spawn(PYTHON, ["-m", "envroll_engine", "--host", "127.0.0.1", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4096);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`envroll_engine did not become ready in ${timeoutMs / 1000}s\n${stderr}`));
+    }, timeoutMs);
+    child.stdout!.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      const m = READY.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`envroll_engine exited (${code ?? signal}) before it was ready\n${stderr}`));
+    });
+  });
+  // The engine must not outlive the driver, whatever way the driver ends.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  const info = (await (await fetch(`${url}/get_server_info`)).json()) as { max_model_len?: number };
+  if (typeof info.max_model_len !== "number") throw new Error("engine /get_server_info has no max_model_len");
+  return {
+    url,
+    maxModelLen: info.max_model_len,
+    stop: () => stopChild(child).finally(() => process.off("exit", killOnExit)),
+  };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface TrainCheckResult {
+  exitCode: number;
+  /** The one `e2e samples=… weight_version=…` stdout line (empty when it crashed before it). */
+  line: string;
+  fields: Record<string, string>;
+  stderr: string;
+}
+
+/**
+ * Runs `python -m envroll_engine.train_check` and returns its exit status, its one stdout line
+ * parsed into key=value fields, and its stderr (the `FAIL:` reasons). Never throws on a failing
+ * check: the negative phase expects one.
+ */
+export async function runTrainCheck(args: string[]): Promise<TrainCheckResult> {
+  const child = spawn(PYTHON, ["-m", "envroll_engine.train_check", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exitCode = await new Promise<number>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  const line = stdout.split("\n").find((l) => l.startsWith("e2e ")) ?? "";
+  const fields = Object.fromEntries(
+    line
+      .split(" ")
+      .slice(1)
+      .map((kv) => kv.split("=", 2) as [string, string]),
+  );
+  return { exitCode, line, fields, stderr };
+}
