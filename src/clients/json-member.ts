@@ -8,9 +8,13 @@ export function rawJsonMember(text: string, key: string): string | null {
   let i = skipWs(text, 0);
   if (text[i] !== "{") return null;
   i++;
+  // A duplicated key is taken from its LAST occurrence, as Python's json.loads (and so the
+  // parser that produced the call's arguments) does; the first one would run the tool with
+  // arguments other than the parsed ones.
+  let found: string | null = null;
   while (i < text.length) {
     i = skipWs(text, i);
-    if (text[i] === "}") return null;
+    if (text[i] === "}") return found;
     if (text[i] !== '"') return null;
     const keyEnd = scanString(text, i);
     if (keyEnd < 0) return null;
@@ -25,10 +29,10 @@ export function rawJsonMember(text: string, key: string): string | null {
     const valueStart = skipWs(text, i + 1);
     const valueEnd = scanValue(text, valueStart);
     if (valueEnd < 0) return null;
-    if (name === key) return text.slice(valueStart, valueEnd);
+    if (name === key) found = text.slice(valueStart, valueEnd);
     i = skipWs(text, valueEnd);
     if (text[i] === ",") i++;
-    else return null;
+    else if (text[i] !== "}") return null; // `}` ends the object at the top of the loop
   }
   return null;
 }

@@ -27,6 +27,7 @@ const FRAGMENTS = [
   '{"name": 5, "arguments": []}',
   '{"arguments": {}}',
   '{"name": "a", "name": "b", "arguments": {"k": NaN, "j": -Infinity}}',
+  '{"name": "calculator", "arguments": {"x": 1}, "arguments": {"y": 2.50}}',
   "{",
   "}",
   "[",
@@ -51,6 +52,16 @@ const FRAGMENTS = [
   "The answer is 42.",
 ];
 
+const WHOLE_CALL_BODIES = [
+  '{"name": "calculator", "arguments": {"expression": "6*7"}}',
+  '{"name": "calculator", "arguments": {"x": 1}, "arguments": {"y": 2.50}}',
+  '{"name": "calculator", "arguments": {"v": NaN, "w": 1e400, "u": "\\ud83d\\ude00"}}',
+  '{"arguments": {"a": [1, {"b": null}]}, "name": "lookup"}',
+  '{"name": "lookup", "arguments": "{\\"q\\": 1}"}',
+  '{"name": "calculator", "arguments": {}, "extra": true}',
+  '{"name": ["x"], "arguments": 7}',
+];
+
 export interface FuzzCase {
   ids: number[];
   /** A valid tool call was planted (so `ok` statuses are exercised, not only failures). */
@@ -60,16 +71,17 @@ export interface FuzzCase {
 export class FuzzGenerator {
   private readonly rng: Rng;
   private readonly fragmentIds: number[][];
-  private readonly validCall: number[];
+  private readonly wholeCalls: number[][];
 
   constructor(tokenizer: Tokenizer, seed: number) {
     this.rng = mulberry32(seed);
     this.fragmentIds = FRAGMENTS.map((f) => tokenizer.encode(f));
-    this.validCall = [
+    // Whole blocks with a complete JSON body, so `ok` calls (and their odd spellings) are common.
+    this.wholeCalls = WHOLE_CALL_BODIES.map((body) => [
       TOOL_CALL,
-      ...tokenizer.encode('\n{"name": "calculator", "arguments": {"expression": "6*7"}}\n'),
+      ...tokenizer.encode(`\n${body}\n`),
       TOOL_CALL_END,
-    ];
+    ]);
   }
 
   private int(n: number): number {
@@ -85,7 +97,7 @@ export class FuzzGenerator {
       if (r < 0.3) ids.push(SPECIALS[this.int(SPECIALS.length)]!);
       else if (r < 0.65) ids.push(...this.fragmentIds[this.int(this.fragmentIds.length)]!);
       else if (r < 0.7) {
-        ids.push(...this.validCall);
+        ids.push(...this.wholeCalls[this.int(this.wholeCalls.length)]!);
         planted = true;
       } else if (r < 0.98) ids.push(this.int(ENDOFTEXT));
       else ids.push(ENDOFTEXT + this.int(MODEL_VOCAB - ENDOFTEXT));

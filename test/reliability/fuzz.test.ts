@@ -11,10 +11,12 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { rawJsonMember } from "../../src/clients/json-member.ts";
 import { SampleCounter, tracesToGroup } from "../../src/miles/convert.ts";
 import { groupSamples, sampleViolations } from "../../src/miles/sample.ts";
 import { createRenderer } from "../../src/renderers/index.ts";
 import { JinjaRenderer } from "../../src/renderers/jinja.ts";
+import { pyJsonLoads } from "../../src/renderers/py-json.ts";
 import type { ParsedResponse, RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
 import { loadTokenizer } from "../../src/tokenizer/index.ts";
 import type { TraceRecord } from "../../src/trace/record.ts";
@@ -55,7 +57,12 @@ function checkParsed(p: ParsedResponse, length: number, what: string): void {
     last = end;
     assert.equal(typeof c.raw, "string", `${what}: raw`);
     // Python parity: any truthy `name` is ok (a number too); the harness rejects unknown tools.
-    if (c.status === "ok") assert.ok(c.name !== null && c.name !== undefined, `${what}: ok without name`);
+    if (c.status === "ok") {
+      assert.ok(c.name !== null && c.name !== undefined, `${what}: ok without name`);
+      // TrainClient hands the tool the model's own `arguments` text: it must say what was parsed.
+      const raw = rawJsonMember(c.raw, "arguments");
+      if (raw !== null) assert.deepEqual(pyJsonLoads(raw), c.arguments, `${what}: raw arguments differ`);
+    }
   }
 }
 
