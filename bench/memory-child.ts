@@ -66,7 +66,8 @@ const dir = mkdtempSync(join(tmpdir(), "envroll-bench-mem-"));
 const writer = new TracesWriter(join(dir, "traces.jsonl"));
 const env = await environment("reverse-text", CONCURRENCY);
 const client = new TrainClient({ renderer, transport: new CannedTransport() as unknown as SglangTransport });
-const samples: { episodes: number; rss: number; heapUsed: number }[] = [];
+const samples: { episodes: number; rss: number; heapUsed: number; heapTotal: number; external: number }[] =
+  [];
 let done = 0;
 let errored = 0;
 const t0 = performance.now();
@@ -81,7 +82,13 @@ try {
         // Retained memory only: a full collection first (the rollouts in flight stay live).
         gc();
         const m = process.memoryUsage();
-        samples.push({ episodes: done, rss: m.rss, heapUsed: m.heapUsed });
+        samples.push({
+          episodes: done,
+          rss: m.rss,
+          heapUsed: m.heapUsed,
+          heapTotal: m.heapTotal,
+          external: m.external,
+        });
       }
     },
   });

@@ -9,7 +9,7 @@ import { runTs } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median } from "./lib/report.ts";
 
 interface ChildResult {
-  samples: { episodes: number; rss: number; heapUsed: number }[];
+  samples: { episodes: number; rss: number; heapUsed: number; heapTotal: number; external: number }[];
   errored: number;
   traces_bytes: number;
   wall_s: number;
@@ -24,8 +24,9 @@ export async function memory(o: BenchOptions): Promise<Figure[]> {
     const out = await runTs("bench/memory-child.ts", [String(episodes), String(every)], ["--expose-gc"]);
     runs.push(JSON.parse(out.trim().split("\n").at(-1)!) as ChildResult);
   }
-  const growth = (r: ChildResult, key: "rss" | "heapUsed") => {
-    const first = r.samples[0]![key];
+  type Key = "rss" | "heapUsed" | "heapTotal";
+  const growth = (r: ChildResult, key: Key, from = 0) => {
+    const first = r.samples[from]![key];
     return (r.samples.at(-1)![key] - first) / first;
   };
   const rss = runs.map((r) => growth(r, "rss"));
@@ -42,7 +43,11 @@ export async function memory(o: BenchOptions): Promise<Figure[]> {
       reps: rss,
       episodes,
       sample_every: every,
-      heap_growth: median(runs.map((r) => growth(r, "heapUsed"))),
+      heap_used_growth: median(runs.map((r) => growth(r, "heapUsed"))),
+      heap_total_growth: median(runs.map((r) => growth(r, "heapTotal"))),
+      // From the second sample (20%) on: separates a one-time step early in the run from a
+      // steady per-episode growth, which is what a leak looks like.
+      rss_growth_from_second_sample: median(runs.map((r) => growth(r, "rss", 1))),
       rss_first_mb: mb(first.samples[0]!.rss),
       rss_last_mb: mb(first.samples.at(-1)!.rss),
       errored: runs.reduce((s, r) => s + r.errored, 0),

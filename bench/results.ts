@@ -21,6 +21,7 @@ export interface ResultsInput {
   out: string | null;
   wallS: number;
   loadBefore: number[];
+  pressureBefore: string;
 }
 
 function gitCommit(): string {
@@ -33,6 +34,16 @@ function gitCommit(): string {
     return dirty.trim() ? `${sha} (+ uncommitted changes in src/ or bench/)` : sha;
   } catch {
     return "unknown";
+  }
+}
+
+/** Linux pressure-stall information: % of time some runnable task waited for a CPU (avg10). */
+export function cpuPressure(): string {
+  try {
+    const m = readFileSync("/proc/pressure/cpu", "utf8").match(/some avg10=([\d.]+) avg60=([\d.]+)/);
+    return m ? `${m[1]}% (10 s) / ${m[2]}% (60 s)` : "n/a";
+  } catch {
+    return "n/a";
   }
 }
 
@@ -68,7 +79,8 @@ export async function writeResults(r: ResultsInput): Promise<string> {
     `- Date: ${new Date().toISOString()}; commit ${gitCommit()}; suite wall time ${r.wallS.toFixed(0)} s`,
     `- Machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown CPU"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ` +
       `Node ${process.version}, ${os.type()} ${os.release()}`,
-    `- Load average (1/5/15 min) at start: ${load(r.loadBefore)}; at end: ${load(os.loadavg())}. The machine is shared ` +
+    `- Load average (1/5/15 min) at start: ${load(r.loadBefore)}; at end: ${load(os.loadavg())}. ` +
+      `CPU pressure (time some task waited for a CPU) at start: ${r.pressureBefore}; at end: ${cpuPressure()}. The machine is shared ` +
       "with other engineers' builds and tests: wall-clock figures are noisy, ratios are measured side by side " +
       "(interleaved in one run) to cancel most of it, and CPU-time figures are the steadiest.",
     "",

@@ -14,7 +14,7 @@ import { evalWall } from "./eval-wall.ts";
 import { type BenchOptions, type Figure, note, printFigure } from "./lib/report.ts";
 import { memory } from "./memory.ts";
 import { renderer } from "./renderer.ts";
-import { writeResults } from "./results.ts";
+import { cpuPressure, writeResults } from "./results.ts";
 import { throughput } from "./throughput.ts";
 
 const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
@@ -46,6 +46,7 @@ const argv = process.argv.slice(2);
 const { options, only, out } = parseArgs(argv);
 const started = Date.now();
 const loadBefore = os.loadavg();
+const pressureBefore = cpuPressure();
 const figures: Figure[] = [];
 const series: Record<string, unknown> = {};
 for (const [name, run] of Object.entries(BENCHES)) {
@@ -69,5 +70,6 @@ const path = await writeResults({
   out,
   wallS: (Date.now() - started) / 1000,
   loadBefore,
+  pressureBefore,
 });
 note(`wrote ${path} (${((Date.now() - started) / 1000).toFixed(0)} s total)`);
