@@ -228,7 +228,8 @@ export async function runEval(
       num_tasks: config.num_tasks,
       num_rollouts: config.num_rollouts,
       pass_threshold: flags.passThreshold,
-      wall_seconds: (Date.now() - started) / 1000,
+      // A resumed run spans several sessions, so no single wall time describes it.
+      wall_seconds: p.resumeDir ? null : (Date.now() - started) / 1000,
     };
     const { summary } = writeDerived(dir, meta);
     printSummary(summary, dir);
