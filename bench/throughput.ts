@@ -6,7 +6,9 @@
  *      TrainClient (episode, rollout, trace, scoring);
  *  (c) tool_turns_per_s: model turns/s of 8-turn tool episodes (bench tool loop, bridged);
  * plus rollouts_vs_http_ceiling = (b)/(a) and cpu_ms_per_turn = this process's CPU / turns.
- * Each repetition runs (a), (b), (c) back to back, so every ratio compares neighbours in time.
+ * Each repetition alternates (a) and (b) in chunks, then runs (c), so the ratio compares
+ * neighbours in time. The engine's CPU time (from /proc) is reported next to envroll's: on this
+ * shared machine the CPU-time projection of the ratio is steadier than the wall-clock ratio.
  */
 import { Pool } from "undici";
 import { procCpuMs, spawnTs, stop, waitForLine } from "./lib/child.ts";
