@@ -179,3 +179,26 @@ def test_info_endpoints(engine):
     assert server["eos_token_ids"] == [151643, 151645] and server["vocab_size"] == 151669
     assert engine.get("/nope")[0] == 404
     assert engine.get("/generate")[0] == 405
+
+
+def test_keep_alive_survives_unread_bodies_and_chunked_requests(engine):
+    conn = http.client.HTTPConnection(engine.host, engine.port, timeout=30)
+    conn.request("POST", "/health", body=json.dumps({"junk": "x" * 100}))  # body the route ignores
+    resp = conn.getresponse()
+    assert resp.status == 200
+    resp.read()
+    conn.request("POST", "/nope", body="{}")
+    resp = conn.getresponse()
+    assert resp.status == 404
+    resp.read()
+    body = json.dumps({"input_ids": PROMPT, "sampling_params": {"max_new_tokens": 2}}).encode()
+    conn.request(
+        "POST",
+        "/generate",
+        body=iter([body[:10], body[10:]]),
+        encode_chunked=True,
+        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
+    resp = conn.getresponse()
+    assert resp.status == 200 and json.loads(resp.read())["meta_info"]["completion_tokens"] == 2
+    conn.close()

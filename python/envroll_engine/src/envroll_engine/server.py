@@ -35,13 +35,27 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     # ---- plumbing --------------------------------------------------------------------------------
-    def _body(self):
+    def _read_raw_body(self) -> bytes:
+        """Consume the whole request body up front, whatever the route: bytes left unread on a
+        keep-alive connection would be parsed as the next request."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()  # CRLF after each chunk
         n = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(n) if n else b""
-        if not raw:
+        return self.rfile.read(n) if n > 0 else b""
+
+    def _body(self):
+        if not self.raw_body:
             return {}
         try:
-            return json.loads(raw)
+            return json.loads(self.raw_body)
         except json.JSONDecodeError as e:
             raise BadRequest(f"invalid JSON body: {e}") from None
 
@@ -71,6 +85,11 @@ class Handler(BaseHTTPRequestHandler):
         self._dispatch("PUT")
 
     def _dispatch(self, method: str):
+        try:
+            self.raw_body = self._read_raw_body()
+        except ValueError:
+            self.close_connection = True  # framing is lost; do not reuse this connection
+            return self._error(400, "malformed request body framing")
         path = self.path.split("?", 1)[0].rstrip("/") or "/"
         route = ROUTES.get(path)
         if route is None:
