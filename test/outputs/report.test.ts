@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { rewardBins } from "../../src/outputs/report/charts.ts";
 import { esc, jsonForScript } from "../../src/outputs/report/html.ts";
-import { renderReport } from "../../src/outputs/report/report.ts";
+import { pickEmbedded, renderReport } from "../../src/outputs/report/report.ts";
 import { summarize } from "../../src/outputs/summary.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium, screenshot } from "./chromium.ts";
 import { errored, grid, makeTrace } from "./fixtures.ts";
@@ -118,4 +118,22 @@ test("a multi-branch trace shows each branch's path", () => {
   );
   assert.match(html, /branch 1 of 2/);
   assert.match(html, /branch 2 of 2/);
+});
+
+test("over the embedding cap, errored traces are embedded first and the rest stay in traces.jsonl", () => {
+  const traces = grid(5, 2, () => 1);
+  traces[9] = errored(4, 1);
+  const picked = pickEmbedded(traces, 3);
+  assert.deepEqual(
+    picked.map((t) => `${t.task_index}:${t.rollout_index}`),
+    ["0:0", "0:1", "4:1"],
+  );
+  const html = renderReport(
+    summarize(traces, { taskset: "x", model: "m", harness: "h", run_id: "r", num_tasks: 5, num_rollouts: 2 }),
+    traces,
+    { maxTraces: 3 },
+  );
+  assert.match(html, /7 more trace\(s\) are in traces.jsonl only/);
+  assert.ok(html.includes('href="#t-4-1"'));
+  assert.ok(!html.includes('href="#t-3-0"'));
 });

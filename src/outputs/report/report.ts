@@ -114,6 +114,20 @@ function errorList(traces: readonly TraceRecord[], linked: Set<string>): string 
   return `<section><h2>Errors (${errored.length})</h2><ul>${items}</ul></section>`;
 }
 
+/**
+ * Which traces the page embeds when there are more than `max`: errored ones first (they are what
+ * a reader opens the report for), then the rest in task order; shown in task order.
+ */
+export function pickEmbedded(traces: readonly TraceRecord[], max: number): TraceRecord[] {
+  if (traces.length <= max) return [...traces];
+  const chosen = new Set(traces.filter(hasError).slice(0, max));
+  for (const t of traces) {
+    if (chosen.size >= max) break;
+    chosen.add(t);
+  }
+  return traces.filter((t) => chosen.has(t));
+}
+
 export function renderReport(
   summary: Summary,
   allTraces: readonly TraceRecord[],
@@ -122,7 +136,7 @@ export function renderReport(
   const traces = effectiveTraces(allTraces);
   const superseded = allTraces.length - traces.length;
   const maxTraces = opts.maxTraces ?? 2000;
-  const embedded = traces.slice(0, maxTraces);
+  const embedded = pickEmbedded(traces, maxTraces);
   const linked = new Set(embedded.map(traceAnchor));
   const scriptHash = createHash("sha256").update(REPORT_JS).digest("base64");
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${scriptHash}'`;
