@@ -4,6 +4,7 @@
  * Same seed ⇒ byte-identical files (test/tasksets/reverse-text-data.test.ts checks this).
  */
 import { writeFileSync } from "node:fs";
+import { mulberry32 } from "../../src/random.ts";
 import {
   ACCENTED,
   COMBINING,
@@ -19,17 +20,6 @@ import {
 export const SEED = 0x5eed2026;
 export const COUNTS = { train: 2400, test: 300 } as const;
 const MAX_LEN = 480;
-
-export function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;

@@ -4,7 +4,7 @@
  * token stays in `output_ids`), `max_new_tokens` cuts with finish `length`, and every sampled
  * token gets a seeded logprob ≤ 0.
  */
-import type { Rng } from "./rng.ts";
+import type { Rng } from "../random.ts";
 import type { EngineSampling } from "./sampling.ts";
 import { EOS_IDS, IM_END } from "./special-tokens.ts";
 import type { EngineTokenizer } from "./types.ts";

@@ -3,6 +3,8 @@
  * completion, keeping the server state a real SGLang worker exposes — weight version, in-flight
  * rids for abort, a prefix cache for `cached_tokens`, counters.
  */
+
+import { hashIds, hashString, mulberry32 } from "../random.ts";
 import { type FinishReason, type PlannedCompletion, planCompletion } from "./completion.ts";
 import { emitOverTime } from "./emission.ts";
 import { InFlightTable } from "./inflight.ts";
@@ -10,7 +12,6 @@ import { PauseGate } from "./pause.ts";
 import { lastMessage, lastMessageFromIds } from "./policies/chat-prompt.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import type { GenerateJob } from "./request.ts";
-import { hashIds, hashString, mulberry32 } from "./rng.ts";
 import { BadRequest } from "./sampling.ts";
 import { IM_END } from "./special-tokens.ts";
 import type { EngineStats, EngineTokenizer, PolicyContext, PolicyFn, PromptMessage } from "./types.ts";

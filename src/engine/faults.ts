@@ -2,7 +2,7 @@
  * Seeded fault injection for reliability tests: each /generate request draws, in arrival order,
  * whether it fails and how. The same seed and request order give the same faults.
  */
-import { mulberry32, type Rng } from "./rng.ts";
+import { mulberry32, type Rng } from "../random.ts";
 import type { FaultKind, FaultOptions } from "./types.ts";
 
 export const FAULT_KINDS: readonly FaultKind[] = ["5xx", "429", "408", "reset", "stall", "abort"];

@@ -4,7 +4,7 @@
  * the keys that were on it. (The gateway hashes with blake3; any well-mixed hash gives the same
  * properties, which is what tests rely on.)
  */
-import { hashString } from "./rng.ts";
+import { hashString } from "../random.ts";
 
 const VNODES = 160;
 

@@ -2,10 +2,11 @@
  * The /generate response body in SGLang's shapes (spec A.3): `text`, `output_ids`, and
  * `meta_info` with `finish_reason` objects and `[logprob, id, text|null]` tuples.
  */
+
+import { mulberry32 } from "../random.ts";
 import { completionText, type PlannedCompletion } from "./completion.ts";
 import type { JobResult } from "./core.ts";
 import type { GenerateJob } from "./request.ts";
-import { mulberry32 } from "./rng.ts";
 import type { EngineTokenizer } from "./types.ts";
 
 export function buildResponse(

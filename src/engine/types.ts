@@ -1,7 +1,7 @@
 /**
  * Types shared across the built-in engine: options, the policy hook, stats.
  */
-import type { Rng } from "./rng.ts";
+import type { Rng } from "../random.ts";
 import type { EngineSampling } from "./sampling.ts";
 
 /** What the engine needs from a tokenizer (the project's Qwen3 tokenizer satisfies it). */

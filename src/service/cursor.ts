@@ -11,7 +11,7 @@
  * Task order: the identity, or a seeded permutation per epoch (`--rollout-shuffle`); the
  * permutation is recomputed from (seed, epoch), so the state stays small.
  */
-import { mulberry32 } from "../engine/rng.ts";
+import { mulberry32 } from "../random.ts";
 
 export interface CursorState {
   version: 1;

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mulberry32 } from "../../src/random.ts";
 import { JinjaRenderer } from "../../src/renderers/jinja.ts";
 import { Qwen3Renderer } from "../../src/renderers/qwen3.ts";
 import { loadTokenizer } from "../../src/tokenizer/index.ts";
-import { ConversationGen, mulberry32, TOOLS } from "./random-conversations.ts";
+import { ConversationGen, TOOLS } from "./random-conversations.ts";
 
 const tok = loadTokenizer();
 const jinja = new JinjaRenderer(tok);

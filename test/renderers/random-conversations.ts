@@ -1,16 +1,7 @@
 /** Seeded random conversations for property tests (deterministic: same seed, same cases). */
-import type { RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../../src/random.ts";
+import type { RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
 
 // NFC-stable pieces (so decode(encode(x)) === x) including boundary-sensitive whitespace.
 const PIECES = [

@@ -6,7 +6,7 @@
  */
 import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
 import { findSolver } from "../../src/engine/policies/reference/index.ts";
-import { hashString, mulberry32 } from "../../src/engine/rng.ts";
+import { hashString, mulberry32 } from "../../src/random.ts";
 import { type AssistantMessage, contentText, type Message } from "../../src/types.ts";
 
 export function qwenText(messages: readonly Message[]): string {

@@ -6,6 +6,7 @@
  * (problems.ts): `size` tasks from `seed`.
  */
 import { z } from "zod";
+import { mulberry32 } from "../../random.ts";
 import { defineTaskset } from "../../task.ts";
 import { TaskDataSchema } from "../../types.ts";
 import { isCorrect, parseAnswer } from "./answer.ts";
@@ -34,17 +35,6 @@ export const ToolMathDataSchema = TaskDataSchema.extend({
   plan_calls: z.number().int().default(0),
 });
 export type ToolMathData = z.output<typeof ToolMathDataSchema>;
-
-function mulberry32(seed: number): Rng {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function generateTasks(size: number, seed: number): Promise<ToolMathData[]> {
   const rng = mulberry32(seed ^ 0x70011);

@@ -3,9 +3,10 @@
  * under seeded noise, a longer correct one, a wrong one, a crashing one, or prose without a
  * code block — so a group's correct/most_concise/fastest rewards actually differ.
  */
+
+import type { Rng } from "../../../random.ts";
 import { SYSTEM } from "../../../tasksets/code-golf/index.ts";
 import { ALL_SPECS, type GolfSpec } from "../../../tasksets/code-golf/specs.ts";
-import type { Rng } from "../../rng.ts";
 import { parseChatPrompt } from "../chat-prompt.ts";
 import type { ReferenceSolver } from "./types.ts";
 

@@ -3,8 +3,9 @@
  * the conversation so far; with seeded noise a guess is drawn anywhere in the remaining range
  * instead of the midpoint, so games differ in length and reward.
  */
+
+import type { Rng } from "../../../random.ts";
 import { readGuess } from "../../../tasksets/guess-number/game.ts";
-import type { Rng } from "../../rng.ts";
 import { parseChatPrompt } from "../chat-prompt.ts";
 import type { ReferenceSolver } from "./types.ts";
 

@@ -3,7 +3,7 @@
  * About 30% of replies get one to three character edits (swap or drop), so a group of
  * rollouts on one task sees a spread of LCS rewards rather than all-ones.
  */
-import { type Rng, randInt } from "../../rng.ts";
+import { type Rng, randInt } from "../../../random.ts";
 import { parseChatPrompt } from "../chat-prompt.ts";
 import type { ReferenceSolver } from "./types.ts";
 

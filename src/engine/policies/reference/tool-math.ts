@@ -3,9 +3,10 @@
  * already in the prompt, and emit the next `<tool_call>` — or, when the plan is done, the final
  * `<answer>`. Seeded noise: sometimes a wrong final answer, sometimes a guess without tools.
  */
+
+import type { Rng } from "../../../random.ts";
 import { SYSTEM } from "../../../tasksets/tool-math/index.ts";
 import { parseQuestion } from "../../../tasksets/tool-math/problems.ts";
-import type { Rng } from "../../rng.ts";
 import { parseChatPrompt } from "../chat-prompt.ts";
 import type { ReferenceSolver } from "./types.ts";
 

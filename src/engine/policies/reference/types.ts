@@ -1,7 +1,7 @@
 /**
  * The solver contract of the `reference` policy: one file per built-in taskset.
  */
-import type { Rng } from "../../rng.ts";
+import type { Rng } from "../../../random.ts";
 
 export interface ReferenceSolver {
   /** Taskset name, for logs and stats. */

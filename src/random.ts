@@ -1,6 +1,7 @@
 /**
- * Seeded randomness for the engine. Everything the engine invents (logprobs, noise in reference
- * replies, faults) comes from these generators, so a run is reproducible from its seeds.
+ * Seeded randomness shared by the engine, tasksets, data generators and tests. Everything the
+ * engine invents (logprobs, reply noise, faults) and every generated dataset comes from these
+ * generators, so a run is reproducible from its seeds.
  */
 
 /** A PRNG returning floats in [0, 1). */
