@@ -9,12 +9,12 @@ import time
 LONG = {"max_new_tokens": 4000, "ignore_eos": True, "sampling_seed": 1}
 
 
-def start_long(engine, rid: str) -> tuple[threading.Thread, dict]:
+def start_long(engine, rid: str, **extra) -> tuple[threading.Thread, dict]:
     box: dict = {}
 
     def run():
         box["out"] = engine.generate(
-            {"input_ids": [1, 2, 3], "rid": rid, "return_logprob": True, "sampling_params": LONG}
+            {"input_ids": [1, 2, 3], "rid": rid, "return_logprob": True, "sampling_params": LONG, **extra}
         )
 
     t = threading.Thread(target=run, daemon=True)
@@ -68,13 +68,13 @@ def test_abort_all_and_queued_request(engine):
     base = tokens_so_far(engine)
     t1, box1 = start_long(engine, "running-1")
     wait_for_tokens(engine, 3, base)
-    t2, box2 = start_long(engine, "queued-2")  # waits behind running-1 on the worker thread
+    t2, box2 = start_long(engine, "queued-2", logprob_start_len=0)  # queued behind running-1
     wait_for_rid(engine, "queued-2", "waiting")
     engine.post("/abort_request", {"rid": "queued-2"})
     t2.join(10)
     assert not t2.is_alive(), "a queued request must be answered at once when aborted"
     assert box2["out"]["meta_info"]["finish_reason"]["type"] == "abort"
-    assert box2["out"]["output_ids"] == []
+    assert box2["out"]["output_ids"] == [] and box2["out"]["meta_info"]["input_token_logprobs"] == []
     assert t1.is_alive()
     engine.post("/abort_request", {"abort_all": True})
     t1.join(30)

@@ -168,7 +168,8 @@ def decode_text(tokenizer, req: GenRequest, res: GenResult) -> str:
 
 def _triples(lps, ids) -> list[list]:
     # [logprob, token_id, text]; text is null because return_text_in_logprobs is not offered.
-    return [[lp, tid, None] for lp, tid in zip(lps, ids, strict=True)]
+    # Not strict: a request aborted before its prefill has no prompt logprobs, only ids.
+    return [[lp, tid, None] for lp, tid in zip(lps, ids, strict=False)]
 
 
 def response_body(tokenizer, req: GenRequest, res: GenResult) -> dict:
