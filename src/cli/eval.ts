@@ -192,6 +192,7 @@ export async function runEval(
     const todo = work.reduce((a, w) => a + w.rolloutIndices.length, 0);
     if (p.resumeDir)
       process.stderr.write(`resuming ${dir}: ${total - todo} rollout(s) done, ${todo} to run\n`);
+    else process.stderr.write(`writing ${dir}\n`);
     writer = new TracesWriter(join(dir, FILES.traces));
     const progress = new Progress({ total, initial: total - todo });
     progress.start();
