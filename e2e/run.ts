@@ -156,11 +156,13 @@ async function main(): Promise<number> {
     problems.push(...phaseOneProblems(exact, masked));
 
     const reasons = failLines(neg.stderr);
+    // One `FAIL: group g sample i …` line per flagged sample, plus summary lines (skipped step).
+    const flaggedSamples = reasons.filter((l) => / sample \d+ /.test(l)).length;
     const flagged =
       neg.exitCode === 1 && Number(neg.fields["logprob_max_abs_diff"]) >= TOLERANCE && reasons.length > 0;
     console.log(
       `e2e-negative exit=${neg.exitCode} ${flagged ? "flagged" : "NOT-FLAGGED"} ` +
-        `${neg.line.replace(/^e2e /, "")} failed_samples=${reasons.length} first_fail=${JSON.stringify(reasons[0] ?? "")}`,
+        `${neg.line.replace(/^e2e /, "")} flagged_samples=${flaggedSamples}/${naive.stats.samples} first_fail=${JSON.stringify(reasons[0] ?? "")}`,
     );
     if (!flagged) problems.push("the naive re-rendered samples were not flagged by the teacher-forced check");
 
