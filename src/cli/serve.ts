@@ -16,6 +16,7 @@ interface ServeOptions {
   stateDir?: string;
   evalConfig?: string;
   bodyLimit: string;
+  requestTimeout: string;
   exitWithStdin?: boolean;
 }
 
@@ -36,12 +37,19 @@ export function registerServeCommand(program: Command): void {
     .option("--state-dir <dir>", "persist the train task cursor here, one file per rollout step")
     .option("--eval-config <file>", "a separate environment config for eval requests")
     .option("--body-limit <bytes>", "largest accepted request body", String(1 << 20))
+    .option(
+      "--request-timeout <s>",
+      "per engine /generate request, in seconds (0 = the transport's 1 h)",
+      "0",
+    )
     .option("--exit-with-stdin", "stop when standard input closes (the launching trainer died)")
     .action(async (config: string, o: ServeOptions) => {
       const backend = await openEnvironmentBackend(config, { evalConfigPath: o.evalConfig });
       const service = await startService({
         env: backend,
-        makeClient: trainClientFactory(backend.model),
+        makeClient: trainClientFactory(backend.model, {
+          timeoutMs: nonNegativeInt(o.requestTimeout, "--request-timeout") * 1000 || undefined,
+        }),
         host: o.host,
         port: nonNegativeInt(o.port, "--port"),
         token: o.token ?? process.env.ENVROLL_TOKEN ?? null,

@@ -11,7 +11,19 @@ import type { RoutingPolicy } from "../transport/types.ts";
 import type { ClientFactory, EngineSpec } from "./backend.ts";
 import { ScopedClient } from "./scoped-client.ts";
 
-export function trainClientFactory(defaultModel: string): ClientFactory {
+export interface TrainClientFactoryOptions {
+  /**
+   * Per-/generate request timeout. Without one, an engine that hangs (rather than failing)
+   * holds its episodes for the transport's 1 h default; with one, the stalled turn fails as a
+   * ProviderTimeoutError that `retries.rollout` can retry.
+   */
+  timeoutMs?: number;
+}
+
+export function trainClientFactory(
+  defaultModel: string,
+  opts: TrainClientFactoryOptions = {},
+): ClientFactory {
   const renderers = new Map<string, Renderer>();
   const rendererFor = (spec: EngineSpec): Renderer => {
     const model = spec.model ?? defaultModel;
@@ -36,6 +48,7 @@ export function trainClientFactory(defaultModel: string): ClientFactory {
       skipSpecialTokens: spec.skipSpecialTokens,
       extraStopTokenIds: spec.stopTokenIds,
       connections: spec.connections,
+      timeoutMs: opts.timeoutMs,
     });
     return new ScopedClient(new TrainClient({ renderer: rendererFor(spec), transport }));
   };

@@ -130,7 +130,11 @@ test("Miles train step through the rollout service under the same faults: every 
   const engine = await faultyEngine(11);
   const env = await loadEnvironment(await loadConfig(CONFIG(24, 4)));
   const backend = new EnvironmentBackend(env);
-  const service = await startService({ env: backend, makeClient: trainClientFactory(backend.model) });
+  const service = await startService({
+    env: backend,
+    // `envroll serve --request-timeout 2`: a stalled turn fails fast and the rollout is retried.
+    makeClient: trainClientFactory(backend.model, { timeoutMs: REQUEST_TIMEOUT_MS }),
+  });
   // The ticker's own client stands in for Miles' abort before a weight update.
   const abortClient = new SglangTransport({ baseUrl: engine.url });
   const ticker = abortAllTicker(engine, 700, () => abortClient.abortAll());
