@@ -104,7 +104,9 @@ def build_tiny_model(seed: int, vocab_size: int) -> torch.nn.Module:
 def load_checkpoint(model_dir: str | Path) -> torch.nn.Module:
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32, attn_implementation="eager")
+    # No dtype kwarg (named torch_dtype before transformers 4.56, dtype after): load as stored,
+    # then upcast, which gives the same float32 values either way.
+    model = AutoModelForCausalLM.from_pretrained(str(model_dir), attn_implementation="eager")
     return model.to(torch.float32).eval()
 
 
