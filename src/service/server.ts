@@ -236,7 +236,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       closing = true;
       // Abort and drain: every request hands its tasks back and saves the cursor before we exit.
       for (const a of active) a.controller.abort();
-      await Promise.all([...active].map((a) => a.flushed));
+      // Both: `done` (cursor saved) can come after `flushed` when the client already left.
+      await Promise.all([...active].map((a) => Promise.all([a.done, a.flushed])));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
