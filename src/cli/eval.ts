@@ -134,7 +134,7 @@ export async function runEval(
 ): Promise<number> {
   const p = await plan(target, flags, extra);
   const { config } = p;
-  if (flags.dryRun) {
+  if (flags.dryRun || config.dry_run) {
     process.stdout.write(configToml(config, ["envroll eval --dry-run: the resolved config"]));
     return 0;
   }
