@@ -149,10 +149,13 @@ function readJson(req: IncomingMessage): Promise<Record<string, any>> {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
+      if (size > MAX_BODY) return; // already refused: discard the rest of the upload
       size += c.length;
       if (size > MAX_BODY) {
+        // No req.destroy() here: it reset the connection before the 413 went out, and an SDK
+        // retries a reset (the same oversize request, again and again) but not a 413.
+        chunks.length = 0;
         reject(new HttpFailure(413, "request body too large"));
-        req.destroy();
       } else chunks.push(c);
     });
     req.on("error", reject);

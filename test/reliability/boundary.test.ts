@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { startEngine } from "../../src/engine/index.ts";
+import { InterceptionServer } from "../../src/interception/server.ts";
 import { startService } from "../../src/service/server.ts";
 import { BIN, ROOT, runCli } from "../cli/cli-helpers.ts";
 import { FakeClient, FakeEnv } from "../service/fake-env.ts";
@@ -119,6 +120,25 @@ describe("service boundary", () => {
       assert.ok(svc.server.headersTimeout > 0 && svc.server.requestTimeout > 0);
     } finally {
       await svc.close();
+    }
+  });
+
+  test("interception server (what harness programs call): 413 over 64 MiB, 401 without the secret", async () => {
+    const server = new InterceptionServer();
+    // The body is refused before the session is ever consulted, so a stand-in session will do.
+    const reg = await server.register({} as never);
+    try {
+      const url = `${reg.baseUrl}/chat/completions`;
+      const huge = `{"messages": "${"x".repeat(65 * 1024 * 1024)}"}`;
+      const r = await post(url, huge, { chunked: true, headers: { authorization: `Bearer ${reg.secret}` } });
+      assert.equal(r.status, 413, r.text.slice(0, 200));
+      assertNoLeak(r.text);
+      const bad = await post(url, "{}", { headers: { authorization: "Bearer not-the-secret" } });
+      assert.equal(bad.status, 401);
+      assert.match(reg.baseUrl, /^http:\/\/127\.0\.0\.1:/);
+    } finally {
+      reg.dispose();
+      await server.close();
     }
   });
 
