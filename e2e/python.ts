@@ -43,21 +43,34 @@ export async function startPythonEngine(args: string[], timeoutMs = 180_000): Pr
         resolve(m[1]!);
       }
     });
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${PYTHON}: ${e.message} (set $PYTHON)`));
+    });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`envroll_engine exited (${code ?? signal}) before it was ready\n${stderr}`));
+      const hint = /No module named/.test(stderr) ? "\n(pip install -e python/envroll_engine)" : "";
+      reject(new Error(`envroll_engine exited (${code ?? signal}) before it was ready\n${stderr}${hint}`));
     });
   });
-  // The engine must not outlive the driver, whatever way the driver ends.
+  // The engine must not outlive the driver, whatever way the driver ends: a signal (CI timeout,
+  // Ctrl-C) skips 'exit' listeners unless handled, and would leave the engine holding a core.
   const killOnExit = () => child.kill("SIGKILL");
+  const onSignal = (sig: NodeJS.Signals) => {
+    killOnExit();
+    process.exit(sig === "SIGINT" ? 130 : 143);
+  };
   process.once("exit", killOnExit);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const detach = () => {
+    process.off("exit", killOnExit);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
   const info = (await (await fetch(`${url}/get_server_info`)).json()) as { max_model_len?: number };
   if (typeof info.max_model_len !== "number") throw new Error("engine /get_server_info has no max_model_len");
-  return {
-    url,
-    maxModelLen: info.max_model_len,
-    stop: () => stopChild(child).finally(() => process.off("exit", killOnExit)),
-  };
+  return { url, maxModelLen: info.max_model_len, stop: () => stopChild(child).finally(detach) };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
