@@ -219,7 +219,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       if (status === 500) log(`internal error: ${message}`);
       // A refused upload may still be arriving: answer, then drop the connection.
       if (status === 413) res.setHeader("connection", "close");
-      sendJson(res, status, { error: message });
+      // An unexpected error's message can carry file paths (state dir, modules): it goes to the
+      // log, and the client only learns that the service failed.
+      sendJson(res, status, { error: status === 500 ? "internal error (see the service log)" : message });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -123,6 +123,31 @@ describe("service boundary", () => {
     }
   });
 
+  test("rollout service: an unexpected failure is a 500 without its message (paths stay in the log)", async () => {
+    const env = new FakeEnv();
+    const logged: string[] = [];
+    // /info reads the environment's facts; make that blow up with a path in the message.
+    Object.defineProperty(env, "info", {
+      get() {
+        throw new Error("EACCES: permission denied, open '/srv/envroll/state/cursor-3.json'");
+      },
+    });
+    const svc = await startService({ env, makeClient: () => new FakeClient(), log: (m) => logged.push(m) });
+    try {
+      const r = await fetch(`${svc.url}/info`);
+      assert.equal(r.status, 500);
+      const text = await r.text();
+      assertNoLeak(text);
+      assert.doesNotMatch(text, /srv|EACCES/);
+      assert.ok(
+        logged.some((l) => l.includes("/srv/envroll/state")),
+        "the detail is logged",
+      );
+    } finally {
+      await svc.close();
+    }
+  });
+
   test("interception server (what harness programs call): 413 over 64 MiB, 401 without the secret", async () => {
     const server = new InterceptionServer();
     // The body is refused before the session is ever consulted, so a stand-in session will do.
