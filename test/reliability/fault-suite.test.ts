@@ -44,184 +44,194 @@ function errorCounts(traces: TraceRecord[]): Record<string, number> {
   return out;
 }
 
-test("eval: 200 rollouts under 10 % faults and abort-all lose nothing and hang on nothing", async () => {
-  const started = performance.now();
-  const engine = await faultyEngine(7);
-  const env = await loadEnvironment(await loadConfig(CONFIG(50, 4)));
-  const transport = new SglangTransport({
-    baseUrl: engine.url,
-    routingPolicy: "consistent_hashing",
-    timeoutMs: REQUEST_TIMEOUT_MS,
-    retry: { maxAttempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
-  });
-  const client = new TrainClient({ renderer: createRenderer("qwen3"), transport });
-  const ticker = abortAllTicker(engine, 700, () => client.abort());
-  const groups = new Map<number, TraceRecord[]>();
-  try {
-    const summary = await env.runEval({
-      client,
-      onGroup: (i, records) => {
-        assert.ok(!groups.has(i), `group ${i} delivered twice`);
-        groups.set(i, records);
-      },
+// The bound: a hang anywhere fails the test at its timeout instead of stalling CI.
+test(
+  "eval: 200 rollouts under 10 % faults and abort-all lose nothing and hang on nothing",
+  { timeout: 120_000 },
+  async () => {
+    const started = performance.now();
+    const engine = await faultyEngine(7);
+    const env = await loadEnvironment(await loadConfig(CONFIG(50, 4)));
+    const transport = new SglangTransport({
+      baseUrl: engine.url,
+      routingPolicy: "consistent_hashing",
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      retry: { maxAttempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
     });
-    await ticker.stop();
-    const traces = [...groups.values()].flat();
-    const outcomes = traces.map(checkTrace);
-    const faults = engine.stats().faults;
-    const lost = env.tasks.map((_, i) => i).filter((i) => groups.get(i)?.filter(Boolean).length !== 4);
-    const counts = {
-      suite: "eval",
-      rollouts: traces.length,
-      faults,
-      abort_all: ticker.ticks,
-      retries: transport.stats.retriesByReason,
-      engine_aborted: engine.stats().aborted,
-      typed_failures: errorCounts(traces),
-      rollout_retries: traces.reduce((s, t) => s + t.attempts, 0),
-      failed_rollouts: outcomes.filter((o) => o === "failed").length,
-      lost: lost.length,
-      hung: engine.stats().inFlight,
-      seconds: Math.round((performance.now() - started) / 100) / 10,
-    };
-    console.log(JSON.stringify(counts));
-
-    assert.equal(summary.numTraces, 200);
-    assert.deepEqual(lost, []);
-    assert.equal(engine.stats().inFlight, 0, "a request is still running on the engine");
-    // Every kind actually fired, and abort-all landed on running requests.
-    for (const k of ["5xx", "429", "408", "reset", "stall", "abort"] as const)
-      assert.ok(faults[k] > 0, `no ${k} fault was injected`);
-    assert.ok(engine.stats().aborted > faults.abort, "abort-all never hit a running request");
-    // Each retriable fault the client saw is one counted transport retry. (On a loaded machine a
-    // request can time out before its injected 5xx arrives, so "saw" may be fewer than injected.)
-    const r = transport.stats.retriesByReason;
-    const pairs: [string, number][] = [
-      ["status_5xx", faults["5xx"]],
-      ["status_429", faults["429"]],
-      ["status_408", faults["408"]],
-      ["connection", faults.reset],
-    ];
-    for (const [reason, injected] of pairs)
-      assert.ok((r[reason] ?? 0) <= injected, `${reason}: more retries than faults`);
-    const retried = pairs.reduce((s, [reason]) => s + (r[reason] ?? 0), 0);
-    assert.ok(retried >= 0.5 * pairs.reduce((s, [, n]) => s + n, 0), "retriable faults were not retried");
-    // A stall is a timeout (not retried by the transport: the rollout retry takes it).
-    assert.ok((transport.stats.failuresByName.ProviderTimeoutError ?? 0) >= faults.stall);
-    // Exact accounting: every aborted turn and every timeout the client saw is an error on a
-    // trace — none was taken for a reply, none vanished.
-    assert.equal(counts.typed_failures.TurnAbortedError ?? 0, transport.stats.finishReasons.abort);
-    assert.equal(
-      counts.typed_failures.ProviderTimeoutError ?? 0,
-      transport.stats.failuresByName.ProviderTimeoutError ?? 0,
-    );
-    assert.equal(transport.stats.failed, transport.stats.failuresByName.ProviderTimeoutError ?? 0);
-    assert.ok(counts.rollout_retries > 0);
-  } finally {
-    await ticker.stop();
-    await client.close();
-    await env.close();
-    await engine.close();
-  }
-});
-
-test("Miles train step through the rollout service under the same faults: every group returned", async () => {
-  const started = performance.now();
-  const engine = await faultyEngine(11);
-  const env = await loadEnvironment(await loadConfig(CONFIG(24, 4)));
-  const backend = new EnvironmentBackend(env);
-  const service = await startService({
-    env: backend,
-    // `envroll serve --request-timeout 2`: a stalled turn fails fast and the rollout is retried.
-    makeClient: trainClientFactory(backend.model, { timeoutMs: REQUEST_TIMEOUT_MS }),
-  });
-  // The ticker's own client stands in for Miles' abort before a weight update.
-  const abortClient = new SglangTransport({ baseUrl: engine.url });
-  const ticker = abortAllTicker(engine, 700, () => abortClient.abortAll());
-  try {
-    const res = await fetch(`${service.url}/rollout`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        rollout_id: 0,
-        count: 16,
-        n: 4,
-        engine_url: engine.url,
-        routing_policy: "consistent_hashing",
-        concurrency: 32,
-        sampling: { max_tokens: 256 },
-      }),
-    });
-    assert.equal(res.status, 200);
-    const lines = (await res.text())
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l));
-    await ticker.stop();
-    const groups = lines.filter((l) => l.type === "group");
-    const summary = lines.at(-1);
-    const samples = groups.flatMap((g) => groupSamples(g.group));
-    const failedGroups = groups.filter((g) => g.drop_reason !== null);
-    const errors: Record<string, number> = {};
-    for (const s of samples) {
-      const type = s.metadata.envroll.error?.split(":", 1)[0];
-      if (type) errors[type] = (errors[type] ?? 0) + 1;
-    }
-    console.log(
-      JSON.stringify({
-        suite: "miles_train_step",
-        groups: groups.length,
-        samples: samples.length,
-        faults: engine.stats().faults,
+    const client = new TrainClient({ renderer: createRenderer("qwen3"), transport });
+    const ticker = abortAllTicker(engine, 700, () => client.abort());
+    const groups = new Map<number, TraceRecord[]>();
+    try {
+      const summary = await env.runEval({
+        client,
+        onGroup: (i, records) => {
+          assert.ok(!groups.has(i), `group ${i} delivered twice`);
+          groups.set(i, records);
+        },
+      });
+      await ticker.stop();
+      const traces = [...groups.values()].flat();
+      const outcomes = traces.map(checkTrace);
+      const faults = engine.stats().faults;
+      const lost = env.tasks.map((_, i) => i).filter((i) => groups.get(i)?.filter(Boolean).length !== 4);
+      const counts = {
+        suite: "eval",
+        rollouts: traces.length,
+        faults,
         abort_all: ticker.ticks,
+        retries: transport.stats.retriesByReason,
         engine_aborted: engine.stats().aborted,
-        dropped_groups: summary.dropped,
-        retried_into_success: samples.filter((s) => s.status !== "failed" && s.metadata.envroll.error).length,
-        typed_failures: errors,
-        lost: 16 - groups.length,
+        typed_failures: errorCounts(traces),
+        rollout_retries: traces.reduce((s, t) => s + t.attempts, 0),
+        failed_rollouts: outcomes.filter((o) => o === "failed").length,
+        lost: lost.length,
         hung: engine.stats().inFlight,
         seconds: Math.round((performance.now() - started) / 100) / 10,
-      }),
-    );
-    assert.equal(summary.type, "summary");
-    assert.equal(summary.error, null);
-    assert.equal(summary.delivered, 16);
-    assert.equal(summary.aborted, 0);
-    assert.equal(groups.length, 16, "a group was lost");
-    // The cursor handed out 16 distinct tasks and completed exactly those.
-    assert.deepEqual(
-      groups.map((g) => g.task_index).sort((a, b) => a - b),
-      [...Array(16).keys()],
-    );
-    assert.equal(summary.cursor.completed_total, 16);
-    assert.equal(engine.stats().inFlight, 0);
-    assert.ok(
-      engine.stats().faults.stall + engine.stats().faults.reset > 0,
-      "no connection-level fault fired",
-    );
-    for (const g of groups) {
-      if (g.drop_reason === null) assert.equal(groupSamples(g.group).length, 4);
-      else assert.equal(g.drop_reason, "trace_error", `group ${g.task_index}: ${g.error}`);
-    }
-    for (const s of samples) {
-      assert.ok(STATUSES.has(s.status), s.status);
-      const meta = s.metadata.envroll;
-      // Every recorded error is typed; a failed sample says why, any other has trainable tokens.
-      if (meta.error) assert.ok(TYPED_FAILURES.has(meta.error.split(":", 1)[0]!), meta.error);
-      if (s.status === "failed") assert.ok(meta.error, "a failed sample without its error");
-      else assert.ok(s.response_length > 0 && s.loss_mask.some((m) => m === 1));
-    }
-    // A group is dropped only for a rollout whose last attempt failed, never for a retried success.
-    for (const g of failedGroups)
-      assert.ok(
-        groupSamples(g.group).some((s) => s.status === "failed"),
-        `group ${g.task_index} dropped`,
+      };
+      console.log(JSON.stringify(counts));
+
+      assert.equal(summary.numTraces, 200);
+      assert.deepEqual(lost, []);
+      assert.equal(engine.stats().inFlight, 0, "a request is still running on the engine");
+      // Every kind actually fired, and abort-all landed on running requests.
+      for (const k of ["5xx", "429", "408", "reset", "stall", "abort"] as const)
+        assert.ok(faults[k] > 0, `no ${k} fault was injected`);
+      assert.ok(engine.stats().aborted > faults.abort, "abort-all never hit a running request");
+      // Each retriable fault the client saw is one counted transport retry. (On a loaded machine a
+      // request can time out before its injected 5xx arrives, so "saw" may be fewer than injected.)
+      const r = transport.stats.retriesByReason;
+      const pairs: [string, number][] = [
+        ["status_5xx", faults["5xx"]],
+        ["status_429", faults["429"]],
+        ["status_408", faults["408"]],
+        ["connection", faults.reset],
+      ];
+      for (const [reason, injected] of pairs)
+        assert.ok((r[reason] ?? 0) <= injected, `${reason}: more retries than faults`);
+      const retried = pairs.reduce((s, [reason]) => s + (r[reason] ?? 0), 0);
+      assert.ok(retried >= 0.5 * pairs.reduce((s, [, n]) => s + n, 0), "retriable faults were not retried");
+      // A stall is a timeout (not retried by the transport: the rollout retry takes it).
+      assert.ok((transport.stats.failuresByName.ProviderTimeoutError ?? 0) >= faults.stall);
+      // Exact accounting: every aborted turn and every timeout the client saw is an error on a
+      // trace — none was taken for a reply, none vanished.
+      assert.equal(counts.typed_failures.TurnAbortedError ?? 0, transport.stats.finishReasons.abort);
+      assert.equal(
+        counts.typed_failures.ProviderTimeoutError ?? 0,
+        transport.stats.failuresByName.ProviderTimeoutError ?? 0,
       );
-  } finally {
-    await ticker.stop();
-    await abortClient.close();
-    await service.close();
-    await backend.close();
-    await engine.close();
-  }
-});
+      assert.equal(transport.stats.failed, transport.stats.failuresByName.ProviderTimeoutError ?? 0);
+      assert.ok(counts.rollout_retries > 0);
+    } finally {
+      await ticker.stop();
+      await client.close();
+      await env.close();
+      await engine.close();
+    }
+  },
+);
+
+test(
+  "Miles train step through the rollout service under the same faults: every group returned",
+  { timeout: 90_000 },
+  async () => {
+    const started = performance.now();
+    const engine = await faultyEngine(11);
+    const env = await loadEnvironment(await loadConfig(CONFIG(24, 4)));
+    const backend = new EnvironmentBackend(env);
+    const service = await startService({
+      env: backend,
+      // `envroll serve --request-timeout 2`: a stalled turn fails fast and the rollout is retried.
+      makeClient: trainClientFactory(backend.model, { timeoutMs: REQUEST_TIMEOUT_MS }),
+    });
+    // The ticker's own client stands in for Miles' abort before a weight update.
+    const abortClient = new SglangTransport({ baseUrl: engine.url });
+    const ticker = abortAllTicker(engine, 700, () => abortClient.abortAll());
+    try {
+      const res = await fetch(`${service.url}/rollout`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          rollout_id: 0,
+          count: 16,
+          n: 4,
+          engine_url: engine.url,
+          routing_policy: "consistent_hashing",
+          concurrency: 32,
+          sampling: { max_tokens: 256 },
+        }),
+      });
+      assert.equal(res.status, 200);
+      const lines = (await res.text())
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      await ticker.stop();
+      const groups = lines.filter((l) => l.type === "group");
+      const summary = lines.at(-1);
+      const samples = groups.flatMap((g) => groupSamples(g.group));
+      const failedGroups = groups.filter((g) => g.drop_reason !== null);
+      const errors: Record<string, number> = {};
+      for (const s of samples) {
+        const type = s.metadata.envroll.error?.split(":", 1)[0];
+        if (type) errors[type] = (errors[type] ?? 0) + 1;
+      }
+      console.log(
+        JSON.stringify({
+          suite: "miles_train_step",
+          groups: groups.length,
+          samples: samples.length,
+          faults: engine.stats().faults,
+          abort_all: ticker.ticks,
+          engine_aborted: engine.stats().aborted,
+          dropped_groups: summary.dropped,
+          retried_into_success: samples.filter((s) => s.status !== "failed" && s.metadata.envroll.error)
+            .length,
+          typed_failures: errors,
+          lost: 16 - groups.length,
+          hung: engine.stats().inFlight,
+          seconds: Math.round((performance.now() - started) / 100) / 10,
+        }),
+      );
+      assert.equal(summary.type, "summary");
+      assert.equal(summary.error, null);
+      assert.equal(summary.delivered, 16);
+      assert.equal(summary.aborted, 0);
+      assert.equal(groups.length, 16, "a group was lost");
+      // The cursor handed out 16 distinct tasks and completed exactly those.
+      assert.deepEqual(
+        groups.map((g) => g.task_index).sort((a, b) => a - b),
+        [...Array(16).keys()],
+      );
+      assert.equal(summary.cursor.completed_total, 16);
+      assert.equal(engine.stats().inFlight, 0);
+      assert.ok(
+        engine.stats().faults.stall + engine.stats().faults.reset > 0,
+        "no connection-level fault fired",
+      );
+      for (const g of groups) {
+        if (g.drop_reason === null) assert.equal(groupSamples(g.group).length, 4);
+        else assert.equal(g.drop_reason, "trace_error", `group ${g.task_index}: ${g.error}`);
+      }
+      for (const s of samples) {
+        assert.ok(STATUSES.has(s.status), s.status);
+        const meta = s.metadata.envroll;
+        // Every recorded error is typed; a failed sample says why, any other has trainable tokens.
+        if (meta.error) assert.ok(TYPED_FAILURES.has(meta.error.split(":", 1)[0]!), meta.error);
+        if (s.status === "failed") assert.ok(meta.error, "a failed sample without its error");
+        else assert.ok(s.response_length > 0 && s.loss_mask.some((m) => m === 1));
+      }
+      // A group is dropped only for a rollout whose last attempt failed, never for a retried success.
+      for (const g of failedGroups)
+        assert.ok(
+          groupSamples(g.group).some((s) => s.status === "failed"),
+          `group ${g.task_index} dropped`,
+        );
+    } finally {
+      await ticker.stop();
+      await abortClient.close();
+      await service.close();
+      await backend.close();
+      await engine.close();
+    }
+  },
+);

@@ -33,7 +33,7 @@ async function* ndjsonStream(url: string, body: unknown): AsyncGenerator<any> {
   assert.equal(buf, "", "the stream ended mid-line");
 }
 
-describe("SIGTERM mid-run", { concurrency: true }, () => {
+describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
   // Slow enough that a group takes a while and requests are in flight when the signal lands.
   let engine: EngineHandle;
   before(async () => {
