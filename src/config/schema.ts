@@ -80,9 +80,12 @@ export const RetriesSchema = z.strictObject({
   rollout: RolloutRetrySchema.default({ max_retries: 0, include: [], exclude: [] }),
 });
 
+/** An http(s) URL, checked at load so a typo names `client.base_url` instead of failing later as "Invalid URL". */
+const httpUrl = z.url({ protocol: /^https?$/ });
+
 export const EvalClientSchema = z.strictObject({
   type: z.literal("eval"),
-  base_url: z.string().default(DEFAULT_BASE_URL),
+  base_url: httpUrl.default(DEFAULT_BASE_URL),
   api_key_var: z.string().nullable().default("PRIME_API_KEY"),
   headers: headers.default({}),
   /** Per-request timeout; null waits forever (Verifiers' EvalClient has none). */
@@ -92,7 +95,7 @@ export const EvalClientSchema = z.strictObject({
 /** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
 export const TrainClientSchema = z.strictObject({
   type: z.literal("train"),
-  base_url: z.string().default("http://127.0.0.1:30000"),
+  base_url: httpUrl.default("http://127.0.0.1:30000"),
   api_key_var: z.string().nullable().default(null),
   headers: headers.default({}),
   renderer: z
