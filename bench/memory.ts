@@ -57,6 +57,8 @@ export async function memory(o: BenchOptions): Promise<Figure[]> {
         episodes: s.episodes,
         rss_mb: mb(s.rss),
         heap_used_mb: mb(s.heapUsed),
+        heap_total_mb: mb(s.heapTotal),
+        external_mb: mb(s.external),
       })),
     },
   ];
