@@ -12,6 +12,10 @@ export async function runToolCall<D extends TaskData>(
   rawArguments: string | Record<string, unknown>,
   ctx: HandlerContext<D>,
 ): Promise<string> {
+  // A call the renderer could not parse (bad JSON, no name) arrives with an empty name and its
+  // raw text as arguments: say so, rather than "unknown tool", so the model can correct itself.
+  if (name === "")
+    return `Error: the tool call could not be parsed (no tool name found): ${String(rawArguments).slice(0, 200)}`;
   const tool = tools.find((t) => t.name === name);
   if (!tool)
     return `Error: unknown tool "${name}" (available: ${tools.map((t) => t.name).join(", ") || "none"})`;

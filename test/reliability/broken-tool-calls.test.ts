@@ -24,7 +24,7 @@ const TURNS: { what: string; body: string | null; expect: RegExp }[] = [
   {
     what: "invalid JSON",
     body: '{"name": "calculate", "arguments": {"expression": "1+}',
-    expect: /^Error: unknown tool/,
+    expect: /^Error: the tool call could not be parsed/,
   },
   {
     what: "unknown tool",
@@ -42,8 +42,8 @@ const TURNS: { what: string; body: string | null; expect: RegExp }[] = [
     body: '{"name": "calculate", "arguments": {"expr": "1+1"}}',
     expect: /^Error: invalid arguments for calculate/,
   },
-  { what: "not an object", body: '"calculate"', expect: /^Error: unknown tool/ },
-  { what: "no closing tag", body: null, expect: /^Error: unknown tool/ },
+  { what: "not an object", body: '"calculate"', expect: /^Error: the tool call could not be parsed/ },
+  { what: "no closing tag", body: null, expect: /^Error: the tool call could not be parsed/ },
   { what: "valid call", body: '{"name": "calculate", "arguments": {"expression": "6*7"}}', expect: /^42$/ },
 ];
 
