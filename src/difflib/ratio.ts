@@ -19,6 +19,10 @@ export function stringMatcher(
 
 /** `difflib.SequenceMatcher(None, a, b, autojunk=…).ratio()`. */
 export function sequenceMatcherRatio(a: string, b: string, options: SequenceMatcherOptions = {}): number {
+  // Identical strings match as one block (ratio 1) unless autojunk can remove characters, which
+  // CPython only does from 200 elements of b. A correct reply is the common case in RL, and this
+  // skips the matcher's index building for it (about a tenth of a reverse-text rollout's CPU).
+  if (a === b && (options.autojunk === false || pyLenBelow(b, 200))) return 1;
   return stringMatcher(a, b, options).ratio();
 }
 
@@ -38,4 +42,12 @@ export function realQuickRatio(a: string, b: string): number {
 /** The characters of b that autojunk treats as junk (`bpopular`), sorted by code point. */
 export function popularElements(a: string, b: string, options: SequenceMatcherOptions = {}): string[] {
   return [...stringMatcher(a, b, options).popular].sort((x, y) => x.codePointAt(0)! - y.codePointAt(0)!);
+}
+
+/** Whether `s` has fewer than `n` code points, without materializing them. */
+function pyLenBelow(s: string, n: number): boolean {
+  if (s.length < n) return true;
+  let count = 0;
+  for (const _ of s) if (++count >= n) return false;
+  return true;
 }

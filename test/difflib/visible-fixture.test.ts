@@ -7,6 +7,7 @@ import {
   popularElements,
   quickRatio,
   realQuickRatio,
+  SequenceMatcher,
   sequenceMatcherRatio,
 } from "../../src/difflib/index.ts";
 import { readSharedFixture } from "../shared-fixtures.ts";
@@ -58,3 +59,19 @@ for (const c of fixture.cases) {
 function byCodePoint(x: string, y: string): number {
   return x.codePointAt(0)! - y.codePointAt(0)!;
 }
+
+test("identical strings: the fast path agrees with the matcher on both sides of the autojunk limit", () => {
+  for (const s of [
+    "",
+    "a",
+    "abc".repeat(66),
+    "ab".repeat(100),
+    "😀".repeat(150) + "x".repeat(60),
+    "e".repeat(250),
+  ]) {
+    const slow = new SequenceMatcher(Array.from(s), Array.from(s)).ratio();
+    assert.equal(sequenceMatcherRatio(s, s), slow, `len ${s.length}`);
+  }
+  // CPython 3.11 gives 1.0 here too: the junk-extension steps recover the popular run.
+  assert.equal(sequenceMatcherRatio("e".repeat(250), "e".repeat(250)), 1);
+});
