@@ -22,14 +22,20 @@ const NESTED_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>>
   sampling: { max_completion_tokens: "max_tokens" },
 };
 
+function own<V>(map: Readonly<Record<string, V>>, key: string): V | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
 /** The canonical spelling of a dotted key path. */
 export function canonicalPath(path: readonly string[]): string[] {
   if (path.length === 0) return [];
   const [head, ...rest] = path;
-  const top = TOP_LEVEL_ALIASES[head!] ?? head!;
+  // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype members.
+  const top = own(TOP_LEVEL_ALIASES, head!) ?? head!;
   if (rest.length > 0) {
-    const nested = NESTED_ALIASES[top];
-    if (nested?.[rest[0]!]) rest[0] = nested[rest[0]!]!;
+    const nested = own(NESTED_ALIASES, top);
+    const alias = nested && own(nested, rest[0]!);
+    if (alias) rest[0] = alias;
   }
   return [top, ...rest];
 }

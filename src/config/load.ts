@@ -41,7 +41,32 @@ function parseTomlText(text: string, where: string): Table {
   }
 }
 
+/**
+ * `__proto__` as a key (TOML allows `[__proto__]`) would set the prototype of the merged table
+ * instead of adding a key, so validation then names the wrong keys. Refused up front by name.
+ */
+const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__"]);
+
+function reservedKeyError(path: readonly string[]): ConfigError {
+  const key = path.join(".");
+  return new ConfigError(`${key}: reserved key name, not allowed in a config`, { path: key });
+}
+
+function rejectReservedKeys(t: Table, path: string[] = []): Table {
+  for (const k of Object.keys(t)) {
+    if (RESERVED_KEYS.has(k)) throw reservedKeyError([...path, k]);
+    const v = t[k];
+    if (isTable(v)) rejectReservedKeys(v, [...path, k]);
+    else if (Array.isArray(v)) for (const e of v) if (isTable(e)) rejectReservedKeys(e, [...path, k]);
+  }
+  return t;
+}
+
 async function readSource(source: ConfigSource): Promise<Table> {
+  return rejectReservedKeys(await readTable(source));
+}
+
+async function readTable(source: ConfigSource): Promise<Table> {
   if (source == null) return {};
   if (isTable(source)) return structuredClone(source);
   const isText = source.includes("\n") || source.includes("=") || source.trim() === "";
@@ -83,6 +108,7 @@ export function applyOverrides(target: Table, overrides: ConfigOverrides | undef
   for (const [key, value] of entries) {
     const path = canonicalPath(key.replace(/^--/, "").split("."));
     if (path.some((p) => p === "")) throw new ConfigError(`${key}: malformed key`, { path: key });
+    if (path.some((p) => RESERVED_KEYS.has(p))) throw reservedKeyError(path);
     setPath(target, path, overrideValue(value));
   }
   return target;

@@ -140,7 +140,8 @@ export const EnvConfigSchema = z.strictObject({
   max_output_tokens: optionalWhole(1),
   max_total_tokens: optionalWhole(1),
   multiplex: whole(1).default(32),
-  model: z.string().default("deepseek/deepseek-v4-flash"),
+  // An empty name would only fail at the provider, per request, as an opaque 4xx.
+  model: z.string().min(1, "expected a non-empty model name").default("deepseek/deepseek-v4-flash"),
   client: ClientSchema.default({
     type: "eval",
     base_url: DEFAULT_BASE_URL,

@@ -130,6 +130,22 @@ const cases: [string, string, Record<string, unknown>, RegExp][] = [
   ["TOML syntax: duplicate key", `${T}max_turns = 1\nmax_turns = 2`, {}, /^config:3:\d+: TOML syntax error/],
   ["TOML syntax: bare value", `${T}model = deepseek`, {}, /^config:2:\d+: TOML syntax error/],
   ["malformed override key", T, { "sampling..x": 1 }, /^sampling\.\.x: malformed key/],
+  ["empty model", `${T}model = ""`, {}, /^model: expected a non-empty model name, got ""$/],
+  ["empty model override", T, { model: "" }, /^model: expected a non-empty model name, got ""$/],
+  [
+    "__proto__ table",
+    `${T}[__proto__]\nx = 1`,
+    {},
+    /^__proto__: reserved key name, not allowed in a config$/,
+  ],
+  [
+    "nested __proto__ key",
+    `${T}[harness.__proto__]\nx = 1`,
+    {},
+    /^harness\.__proto__: reserved key name, not allowed in a config$/,
+  ],
+  ["constructor override", T, { constructor: 1 }, /^constructor: unknown key/],
+  ["__proto__ override", T, { "sampling.__proto__.x": 1 }, /^sampling\.__proto__\.x: reserved key name/],
   ["missing config file", "", {}, /cannot read config file/],
 ];
 
