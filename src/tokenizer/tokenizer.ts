@@ -22,6 +22,8 @@ const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 const NEEDS_NFC_CHECK = /[\u0300-\uffff]/;
 /** Bound on the chunk cache (total cached characters) before it is dropped and refilled. */
 const CHUNK_CACHE_CHARS = 8_000_000;
+/** Largest decode scratch buffer kept between calls (bytes). */
+const DECODE_SCRATCH_MAX = 1 << 20;
 
 export class BpeTokenizer {
   readonly chatTemplate: string | null;
@@ -37,6 +39,7 @@ export class BpeTokenizer {
   private readonly scratch: number[] = [];
   private readonly chunkCache = new Map<string, EncodingWithOffsets>();
   private chunkCacheChars = 0;
+  private decodeScratch = new Uint8Array(4096);
   private readonly byteLen = (id: number): number => this.bytesOf(id).length;
 
   constructor(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>) {
@@ -118,33 +121,39 @@ export class BpeTokenizer {
     return out;
   }
 
+  /**
+   * Byte runs between added tokens are decoded as one UTF-8 buffer (a character may span token
+   * boundaries; invalid bytes become U+FFFD as in HF's lossy decode). The run is gathered in a
+   * scratch buffer reused across calls: decode is on the hot path of every parsed completion.
+   */
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string {
     const skip = opts?.skipSpecialTokens ?? false;
     let out = "";
-    let pending: number[] = [];
-    const flush = () => {
-      if (pending.length === 0) return;
-      const total = pending.reduce((n, id) => n + this.bytesOf(id).length, 0);
-      const buf = new Uint8Array(total);
-      let at = 0;
-      for (const id of pending) {
-        const b = this.bytesOf(id);
-        buf.set(b, at);
-        at += b.length;
-      }
-      out += utf8Decoder.decode(buf);
-      pending = [];
-    };
-    for (const id of ids) {
+    let buf = this.decodeScratch;
+    let len = 0;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k];
       const addedText = this.addedById.get(id);
       if (addedText !== undefined) {
-        flush();
+        if (len > 0) {
+          out += utf8Decoder.decode(buf.subarray(0, len));
+          len = 0;
+        }
         if (!(skip && this.specialTokenIds.has(id))) out += addedText;
       } else if (this.model.idToToken[id] !== undefined) {
-        pending.push(id);
+        const b = this.bytesOf(id);
+        if (len + b.length > buf.length) {
+          const grown = new Uint8Array(Math.max(buf.length * 2, len + b.length));
+          grown.set(buf.subarray(0, len));
+          buf = grown;
+        }
+        buf.set(b, len);
+        len += b.length;
       }
     }
-    flush();
+    if (len > 0) out += utf8Decoder.decode(buf.subarray(0, len));
+    // Keep a grown buffer for the next call, unless one huge decode would pin it.
+    if (buf.length <= DECODE_SCRATCH_MAX) this.decodeScratch = buf;
     return out;
   }
 

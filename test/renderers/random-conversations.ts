@@ -1,6 +1,5 @@
 /** Seeded random conversations for property tests (deterministic: same seed, same cases). */
 
-import { mulberry32 } from "../../src/random.ts";
 import type { RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
 
 // NFC-stable pieces (so decode(encode(x)) === x) including boundary-sensitive whitespace.

@@ -67,3 +67,21 @@ test("loadTokenizer is cached and accepts a folder path", () => {
   assert.throws(() => loadTokenizer("Qwen/Qwen3.5-35B"));
   assert.throws(() => loadTokenizer("/nonexistent-dir"));
 });
+
+test("decode: byte runs longer than the scratch buffer, split characters, repeated calls", () => {
+  const long = "天气 😀 wörld ".repeat(2000); // ~40 KB of UTF-8, many multi-byte characters
+  const ids = tok.encode(long);
+  const mixed = [...ids, 151645, ...ids.slice(0, 50)];
+  const expected = `${long}<|im_end|>${tok.decode(ids.slice(0, 50))}`;
+  assert.equal(tok.decode(mixed), expected);
+  // A character whose bytes are split over tokens decodes whole when both are present …
+  const glyph = tok.encode("𓀀");
+  assert.ok(glyph.length > 1, "the hieroglyph is several byte tokens");
+  assert.equal(tok.decode(glyph), "𓀀");
+  // … and as U+FFFD when an added token cuts it (lossy, like HF), without leaking into later calls.
+  assert.equal(tok.decode([glyph[0], 151645, ...glyph.slice(1)]).includes("𓀀"), false);
+  assert.equal(tok.decode(glyph.slice(0, 1)), "\uFFFD");
+  assert.equal(tok.decode([]), "");
+  assert.equal(tok.decode(glyph), "𓀀");
+  assert.equal(tok.decode(mixed), expected);
+});
