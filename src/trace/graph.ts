@@ -52,6 +52,12 @@ export class MessageGraph {
   private readonly hasChild: boolean[] = [];
   /** The newest sampled node: the tip of the conversation handlers see. */
   lastSampled: number | null = null;
+  /**
+   * The engine prompt of the newest sampled node (shared, read-only). By construction of
+   * `commit` it equals the concatenation of that node's path deltas up to its completion, so the
+   * common bridge (from the latest turn) costs no O(history) re-concatenation per turn.
+   */
+  private tipPrompt: { node: number; ids: readonly number[] } | null = null;
 
   prepareTurn(messages: readonly Message[]): TurnPlan {
     const hashes = messages.map(messageHash);
@@ -79,10 +85,28 @@ export class MessageGraph {
     if (!newMessages.every((m) => m.role === "tool" || m.role === "user")) return null;
     const firstSampled = node.mask.indexOf(true);
     if (firstSampled < 0 || node.mask.indexOf(false, firstSampled) >= 0) return null;
-    const promptIds: number[] = [];
-    for (const i of this.path(node.parent)) promptIds.push(...(this.nodes[i]!.tokenIds ?? []));
-    promptIds.push(...node.tokenIds.slice(0, firstSampled));
-    return { promptIds, completionIds: node.tokenIds.slice(firstSampled), newMessages };
+    const completionIds = node.tokenIds.slice(firstSampled);
+    if (this.tipPrompt?.node === tip)
+      return { promptIds: this.tipPrompt.ids as number[], completionIds, newMessages };
+    return { promptIds: this.pathIds(tip, firstSampled), completionIds, newMessages };
+  }
+
+  /**
+   * The token ids of the path down to `leaf`, cut `keep` ids into the leaf's own delta. Sized
+   * once and copied by index: `push(...ids)` throws RangeError past ~120k ids (long contexts).
+   */
+  private pathIds(leaf: number, keep: number): number[] {
+    const path = this.path(leaf);
+    let total = keep;
+    for (let k = 0; k < path.length - 1; k++) total += this.nodes[path[k]!]!.tokenIds?.length ?? 0;
+    const out = new Array<number>(total);
+    let at = 0;
+    for (let k = 0; k < path.length; k++) {
+      const ids = this.nodes[path[k]!]!.tokenIds ?? [];
+      const n = k === path.length - 1 ? keep : ids.length;
+      for (let i = 0; i < n; i++) out[at++] = ids[i]!;
+    }
+    return out;
   }
 
   /** Records the turn; returns the index of the new sampled assistant node. */
@@ -157,6 +181,7 @@ export class MessageGraph {
     }
     const idx = this.add(reply);
     this.lastSampled = idx;
+    this.tipPrompt = tokens ? { node: idx, ids: tokens.promptIds } : null;
     return idx;
   }
 

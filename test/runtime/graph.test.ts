@@ -226,3 +226,43 @@ test("end to end with token ids: each turn after a tool result gets `previous`, 
   assert.equal(completion.at(-1), END);
   assert.ok(r!.branches[0]!.sampled_mask.slice(lastRender.length).every(Boolean));
 });
+
+test("a long-context prompt (300k tokens in one message) is still offered for bridging", () => {
+  // The bridge prompt used to be built with push(...ids), which throws RangeError past ~120k
+  // ids: every long-context tool turn then failed as an interception error.
+  const trace = new Trace({ idx: 0 });
+  const big = Array.from({ length: 300_000 }, (_, i) => i % 1000);
+  const msgs: Message[] = [sys, user("long document")];
+  const response: ModelResponse = {
+    id: "r1",
+    model: "m",
+    message: { role: "assistant", content: null, tool_calls: [{ id: "c1", name: "f", arguments: "{}" }] },
+    finishReason: "tool_calls",
+    usage: { promptTokens: big.length + 3, completionTokens: 2 },
+    tokens: { promptIds: [...big, 7, 8, 9], completionIds: [5, 6], completionLogprobs: [-0.1, -0.2] },
+  };
+  trace.recordTurn(trace.graph.prepareTurn(msgs), response);
+  const next = [...msgs, response.message, { role: "tool", tool_call_id: "c1", content: "x" } as Message];
+  const plan = trace.graph.prepareTurn(next);
+  assert.ok(plan.previous, "previous offered");
+  assert.equal(plan.previous.promptIds.length, big.length + 3);
+  assert.deepEqual(plan.previous.promptIds.slice(-4), [big.at(-1), 7, 8, 9]);
+  assert.deepEqual(plan.previous.completionIds, [5, 6]);
+
+  // Another turn moves the tip; a request that re-extends the first turn (a fork) rebuilds the
+  // prompt from the node path instead, to the same ids.
+  const second: ModelResponse = {
+    ...response,
+    id: "r2",
+    message: say("second"),
+    finishReason: "stop",
+    tokens: { promptIds: [...big, 7, 8, 9, 5, 6, 10, 11], completionIds: [12], completionLogprobs: [-0.3] },
+  };
+  trace.recordTurn(plan, second);
+  const fork = [...msgs, response.message, { role: "tool", tool_call_id: "c1", content: "y" } as Message];
+  const again = trace.graph.prepareTurn(fork);
+  assert.ok(again.previous, "previous offered from the older sampled node");
+  assert.equal(again.previous.promptIds.length, big.length + 3);
+  assert.deepEqual(again.previous.promptIds, response.tokens!.promptIds);
+  assert.deepEqual(again.previous.completionIds, [5, 6]);
+});
