@@ -126,8 +126,9 @@ export function summarize(allTraces: readonly TraceRecord[], meta: RunMeta): Sum
     reward: {
       mean: mean(rewards),
       std: std(rewards),
-      min: n ? Math.min(...rewards) : 0,
-      max: n ? Math.max(...rewards) : 0,
+      // A reduce, not Math.min(...rewards): spreading >~120k values throws RangeError.
+      min: n ? rewards.reduce((a, b) => Math.min(a, b)) : 0,
+      max: n ? rewards.reduce((a, b) => Math.max(a, b)) : 0,
       mean_non_errored: ok.length ? mean(ok.map((t) => t.reward)) : null,
     },
     rewards: keyMeans(traces.map((t) => t.rewards)),

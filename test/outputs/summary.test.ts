@@ -84,3 +84,11 @@ test("custom pass threshold", () => {
   assert.equal(s.pass_at_k["1"], 0.5);
   assert.equal(s.pass_threshold, 0.8);
 });
+
+test("a 200k-trace run summarizes (min/max without spreading every reward into one call)", () => {
+  const traces = grid(100_000, 2, (t, r) => ((t + r) % 5) / 4);
+  const s = summarize(traces, { ...meta, num_tasks: 100_000, num_rollouts: 2 });
+  assert.equal(s.num_traces, 200_000);
+  assert.equal(s.reward.min, 0);
+  assert.equal(s.reward.max, 1);
+});
