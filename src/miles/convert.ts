@@ -11,6 +11,7 @@
  * Verifiers adapter refuses. Because it changes what the trainer sees it is opt-in; without it
  * such a trace is an explicit ConversionError rather than a silently dropped branch.
  */
+import { pyStrip } from "../text/python-str.ts";
 import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
 import { contentText } from "../types.ts";
 import type { GroupElement, MilesSample, SampleStatus } from "./sample.ts";
@@ -83,7 +84,7 @@ function branchWeightVersions(branch: BranchRecord): string[] {
 function branchLastReply(nodes: readonly NodeRecord[], branch: BranchRecord): string {
   for (let i = branch.node_indices.length - 1; i >= 0; i--) {
     const node = nodes[branch.node_indices[i]];
-    if (node?.sampled && node.message.role === "assistant") return contentText(node.message.content).trim();
+    if (node?.sampled && node.message.role === "assistant") return pyStrip(contentText(node.message.content));
   }
   return "";
 }

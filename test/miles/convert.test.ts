@@ -114,6 +114,44 @@ describe("trace → Miles sample", () => {
     assert.equal(compact[1].response_length, 1);
   });
 
+  it("a compact sibling's response is its branch's last reply stripped like Python's str.strip", () => {
+    // \x1c–\x1f are whitespace to str.strip (trace.last_reply) but not to String.prototype.trim.
+    const reply = (content: string) => ({
+      parent: 0,
+      message: { role: "assistant" as const, content },
+      sampled: true,
+      timestamp: 0,
+    });
+    const two = trace({
+      nodes: [
+        { parent: null, message: { role: "user", content: "q" }, sampled: false, timestamp: 0 },
+        reply("\x1c first \x1f"),
+        reply("\u2028second\x1e"),
+      ],
+      branches: [
+        {
+          ...branch([
+            [[1], false],
+            [[2, 3], true],
+          ]),
+          node_indices: [0, 1],
+        },
+        {
+          ...branch([
+            [[5], false],
+            [[6], true],
+          ]),
+          node_indices: [0, 2],
+        },
+      ],
+    });
+    const group = tracesToGroup([two], new SampleCounter(), { compact: true });
+    assert.deepEqual(
+      (group[0] as MilesSample[]).map((s) => s.response),
+      ["first", "second"],
+    );
+  });
+
   it("a trace with no sampled token becomes a failed, removable, zero-length sample", () => {
     const noBranch = trace({
       branches: [],
