@@ -76,13 +76,17 @@ export class TrainClient implements Client {
       const bridged = this.renderer.bridge(prev.promptIds, prev.completionIds, prev.newMessages, opts);
       if (bridged) {
         this.counts.bridged++;
-        // Bridge indices are relative to `newMessages`, which are the tail of `messages`.
+        // Bridge indices are relative to `newMessages`, which are the tail of `messages`. The
+        // result is ours, so it is shifted in place, from where the carried prefix (all −1) ends.
         const offset = request.messages.length - prev.newMessages.length;
+        const indices = bridged.messageIndices;
+        for (let i = bridged.prefixLength ?? 0; i < indices.length; i++)
+          if (indices[i] >= 0) indices[i] += offset;
         return {
           promptIds: bridged.tokenIds,
           completionIds: [],
           completionLogprobs: [],
-          promptMessageIndices: bridged.messageIndices.map((i) => (i < 0 ? -1 : i + offset)),
+          promptMessageIndices: indices,
           promptIsContent: bridged.isContent,
           bridged: true,
         };

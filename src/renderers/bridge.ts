@@ -1,23 +1,80 @@
 /**
- * Shared bridge rules: where the sampled history may be cut. Only the completion is searched for
- * a turn close — a close inside the prompt is template scaffold, not something this turn produced.
+ * Shared bridge rules: where the sampled history may be cut, and how the carried prefix and the
+ * newly rendered tail become one RenderedTokens. Only the completion is searched for a turn
+ * close — a close inside the prompt is template scaffold, not something this turn produced.
  */
+import type { TokenAttribution } from "./attribution.ts";
+import type { RenderedTokens } from "./renderer.ts";
 
 /**
  * `prevPrompt + prevCompletion` cut after the LAST close token inside the completion (anything
- * the engine emitted after it is dropped); when the completion has none (truncated at the token
- * cap) the canonical close is appended instead.
+ * the engine emitted after it is dropped; when the completion has none — truncated at the token
+ * cap — the canonical close is appended instead), followed by `tail`. Built as one sized copy:
+ * the history is the bulk of a bridged prompt and is copied exactly once per turn. The inputs
+ * are never modified (callers may pass shared, read-only histories).
  */
-export function trimToTurnClose(
+export function bridgeIds(
   prevPromptIds: readonly number[],
   prevCompletionIds: readonly number[],
   closeIds: readonly number[],
   synthesizeClose: number,
+  tail: readonly number[],
 ): number[] {
-  for (let i = prevCompletionIds.length - 1; i >= 0; i--) {
-    if (closeIds.includes(prevCompletionIds[i])) {
-      return prevPromptIds.concat(prevCompletionIds.slice(0, i + 1));
-    }
+  let keep = prevCompletionIds.length;
+  while (keep > 0 && !closeIds.includes(prevCompletionIds[keep - 1])) keep--;
+  const synthesize = keep === 0;
+  if (synthesize) keep = prevCompletionIds.length;
+  // slice + push (not indexed writes into a presized array): slice copies a packed array in bulk.
+  const out = prevPromptIds.slice();
+  for (let i = 0; i < keep; i++) out.push(prevCompletionIds[i]);
+  if (synthesize) out.push(synthesizeClose);
+  for (let i = 0; i < tail.length; i++) out.push(tail[i]);
+  return out;
+}
+
+/**
+ * The bridged result: `ids` (carried prefix + tail) with the prefix attributed as scaffold
+ * (index −1, not sampled, not content) and the tail's own attribution after it. Each array is
+ * copied from a prefilled template (a bulk copy, ~3x cheaper than writing each element), then
+ * the tail is appended. The whole sampled mask is false: nothing a bridge adds is sampled.
+ */
+export function bridgedTokens(
+  ids: number[],
+  tail: TokenAttribution,
+  messageRoles: string[],
+  messageToolNames: (string | null)[],
+): RenderedTokens {
+  const total = ids.length;
+  const prefixLength = total - tail.tokenIds.length;
+  const messageIndices = repeated(MINUS_ONE, -1, prefixLength);
+  const isContent = repeated(FALSE, false, prefixLength);
+  for (let j = 0; j < tail.tokenIds.length; j++) {
+    messageIndices.push(tail.messageIndices[j]);
+    isContent.push(tail.isContent[j]);
   }
-  return prevPromptIds.concat(prevCompletionIds, [synthesizeClose]);
+  const sampledMask = repeated(FALSE, false, total);
+  return {
+    tokenIds: ids,
+    messageIndices,
+    sampledMask,
+    isContent,
+    messageRoles,
+    messageToolNames,
+    prefixLength,
+  };
+}
+
+/** Prefilled packed arrays, grown by doubling, that `repeated` copies its runs from. */
+const MINUS_ONE: { run: number[] } = { run: [] };
+const FALSE: { run: boolean[] } = { run: [] };
+
+/** A fresh array of `n` copies of `value` (the template is never handed out). */
+function repeated<T>(template: { run: T[] }, value: T, n: number): T[] {
+  if (template.run.length < n) {
+    const run: T[] = [];
+    const size = Math.max(n, template.run.length * 2, 1024);
+    for (let i = 0; i < size; i++) run.push(value);
+    template.run = run;
+  }
+  return template.run.slice(0, n);
 }

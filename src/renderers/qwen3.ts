@@ -4,7 +4,7 @@
  */
 import { loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
 import { SegmentList, tokenizeSegments } from "./attribution.ts";
-import { trimToTurnClose } from "./bridge.ts";
+import { bridgedTokens, bridgeIds } from "./bridge.ts";
 import { contentText, messageRoles, messageToolNames } from "./messages.ts";
 import {
   hfTemplateRaises,
@@ -123,12 +123,6 @@ export class Qwen3Renderer implements Renderer {
   ): RenderedTokens | null {
     if (prevPromptIds.length === 0 || newMessages.length === 0) return null;
     if (newMessages.some((m) => m.role === "assistant")) return null;
-    const prior = trimToTurnClose(
-      prevPromptIds,
-      prevCompletionIds,
-      [QWEN3_IDS.imEnd, QWEN3_IDS.endOfText],
-      QWEN3_IDS.imEnd,
-    );
     const out = new SegmentList();
     // The `\n` after the close: the template writes it, the engine stopped before it.
     out.push("\n", -1, false, false);
@@ -148,15 +142,14 @@ export class Qwen3Renderer implements Renderer {
     }
     pushGenerationPrompt(out, options.enableThinking ?? this.config.enableThinking);
     const ext = tokenizeSegments(this.tokenizer, out.segments);
-    const n = prior.length;
-    return {
-      tokenIds: prior.concat(ext.tokenIds),
-      messageIndices: new Array<number>(n).fill(-1).concat(ext.messageIndices),
-      sampledMask: new Array<boolean>(n + ext.tokenIds.length).fill(false),
-      isContent: new Array<boolean>(n).fill(false).concat(ext.isContent),
-      messageRoles: messageRoles(newMessages),
-      messageToolNames: messageToolNames(newMessages),
-    };
+    const ids = bridgeIds(
+      prevPromptIds,
+      prevCompletionIds,
+      [QWEN3_IDS.imEnd, QWEN3_IDS.endOfText],
+      QWEN3_IDS.imEnd,
+      ext.tokenIds,
+    );
+    return bridgedTokens(ids, ext, messageRoles(newMessages), messageToolNames(newMessages));
   }
 
   decode(ids: number[]): string {

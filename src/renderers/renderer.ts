@@ -43,6 +43,11 @@ export interface RenderedTokens {
   isContent: boolean[];
   messageRoles: string[];
   messageToolNames: (string | null)[];
+  /**
+   * Set by `bridge`: the first `prefixLength` ids are the carried history (attributed −1 / not
+   * sampled / not content), so a consumer adjusting the new messages' attribution may start there.
+   */
+  prefixLength?: number;
 }
 
 export type ToolCallStatus =

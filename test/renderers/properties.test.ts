@@ -54,8 +54,15 @@ test("random conversations: bridge keeps the sampled prefix exactly and appends 
     const mode = gen.pick(["exact", "truncated", "trailing"] as const);
     if (mode === "truncated") completion = completion.slice(0, -1); // engine hit max_tokens before <|im_end|>
     if (mode === "trailing") completion = [...completion, ...tok.encode("junk")];
+    const promptBefore = prompt.slice();
+    const completionBefore = completion.slice();
     const b = r.bridge(prompt, completion, next, { tools });
     assert.ok(b, `case ${i}`);
+    // Histories may be shared read-only between turns: the bridge must not modify its inputs.
+    assert.deepEqual(prompt, promptBefore);
+    assert.deepEqual(completion, completionBefore);
+    const n = b.tokenIds.length;
+    assert.ok(b.messageIndices.length === n && b.sampledMask.length === n && b.isContent.length === n);
     // Expected cut: after the completion's LAST close token, or a synthesized <|im_end|>.
     const lastClose = Math.max(completion.lastIndexOf(151645), completion.lastIndexOf(151643));
     const prior =
@@ -75,6 +82,18 @@ test("random conversations: bridge keeps the sampled prefix exactly and appends 
       full.messageIndices.slice(lastOfAsst + 1).map((m) => (m < 0 ? -1 : m - k - 1)),
     );
     assert.deepEqual(b.isContent.slice(prior.length), full.isContent.slice(lastOfAsst));
+    // `prefixLength` marks the carried history: everything before the `\n` the bridge adds.
+    assert.equal(b.prefixLength, prior.length);
+    // Each call returns arrays of its own (consumers shift or slice them in place).
+    const again = r.bridge(prompt, completion, next, { tools });
+    assert.ok(again && again.messageIndices !== b.messageIndices && again.isContent !== b.isContent);
+    again.messageIndices.fill(7);
+    again.isContent.fill(true);
+    again.sampledMask.fill(true);
+    const third = r.bridge(prompt, completion, next, { tools });
+    assert.deepEqual(third?.messageIndices, b.messageIndices);
+    assert.deepEqual(third?.isContent, b.isContent);
+    assert.ok(third?.sampledMask.every((s) => !s));
     checked++;
   }
   assert.equal(checked, 150);
