@@ -13,9 +13,9 @@ import { SandboxError } from "../errors.ts";
 import type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
 import { bwrapCommand, unsandboxedCommand } from "./sandbox/command.ts";
 import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
-import { killGroup, spawnProgram } from "./sandbox/spawn.ts";
 import { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 import { createWorkdir, lexicalPath, readInside, writeInside } from "./sandbox/workdir.ts";
+import { killGroup, spawnProgram } from "./spawn.ts";
 
 export { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 

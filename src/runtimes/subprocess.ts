@@ -7,13 +7,13 @@
  * The environment is an allowlist: host secrets (API keys in the parent env) do not leak into
  * model-written code unless the config forwards them by name.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { SandboxError } from "../errors.ts";
 import type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
+import { killGroup, spawnProgram } from "./spawn.ts";
 
 /** Inherited from the host environment by default: what programs need to find tools and decode text. */
 const BASE_ENV = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "SYSTEMROOT"];
@@ -101,91 +101,16 @@ export class SubprocessRuntime implements Runtime {
   async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
     if (argv.length === 0) throw new SandboxError("empty argv");
     await this.ensureDir();
-    const cwd = options.cwd ? this.resolvePath(options.cwd) : this.workdir;
-    const started = performance.now();
-    return new Promise((resolveRun) => {
-      const child = spawn(argv[0]!, argv.slice(1), {
-        cwd,
-        env: this.environment(options.env),
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      const out = new Capture(this.outputLimit);
-      const err = new Capture(this.outputLimit);
-      let timedOut = false;
-      let spawnError: Error | null = null;
-      const pid = child.pid;
-      if (pid !== undefined) this.live.add(pid);
-      const kill = () => {
-        if (pid !== undefined) killGroup(pid);
-      };
-      const timer =
-        options.timeoutMs != null
-          ? setTimeout(() => {
-              timedOut = true;
-              kill();
-            }, options.timeoutMs)
-          : null;
-      const onAbort = () => kill();
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      if (options.signal?.aborted) kill();
-      child.stdout.on("data", (b: Buffer) => out.push(b));
-      child.stderr.on("data", (b: Buffer) => err.push(b));
-      child.stdin.on("error", () => {});
-      child.stdin.end(options.stdin ?? "");
-      child.on("error", (e) => {
-        spawnError = e;
-      });
-      child.on("close", (code, signal) => {
-        if (timer) clearTimeout(timer);
-        options.signal?.removeEventListener("abort", onAbort);
-        if (pid !== undefined) {
-          // The leader exited; make sure nothing it left in its group outlives it.
-          killGroup(pid);
-          this.live.delete(pid);
-        }
-        const stderr = spawnError ? `${err.text()}${spawnError.message}\n` : err.text();
-        resolveRun({
-          exitCode: spawnError ? 127 : code,
-          signal: signal ?? null,
-          stdout: out.text(),
-          stderr,
-          timedOut,
-          outputTruncated: out.truncated || err.truncated,
-          wallMs: performance.now() - started,
-        });
-      });
+    return spawnProgram(argv, {
+      cwd: options.cwd ? this.resolvePath(options.cwd) : this.workdir,
+      env: this.environment(options.env),
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      outputLimitBytes: this.outputLimit,
+      killOnOutputLimit: false,
+      track: (pid, alive) => (alive ? this.live.add(pid) : this.live.delete(pid)),
     });
-  }
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // Already gone.
-  }
-}
-
-/** Keeps at most `limit` bytes of a stream; the rest is counted as truncation. */
-class Capture {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-  constructor(private readonly limit: number) {}
-  push(b: Buffer): void {
-    const room = this.limit - this.size;
-    if (room <= 0) {
-      this.truncated = true;
-      return;
-    }
-    const part = b.length > room ? b.subarray(0, room) : b;
-    if (part.length < b.length) this.truncated = true;
-    this.chunks.push(part);
-    this.size += part.length;
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
   }
 }
 

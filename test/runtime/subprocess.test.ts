@@ -45,6 +45,20 @@ test("subprocess runtime: a timeout kills the whole process group; output is cap
   await rt.stop();
 });
 
+test("subprocess runtime: the run ends when the program exits, even if a background child holds its stdout", async () => {
+  // The background `sleep` inherits the pipes: waiting for them to close (instead of killing the
+  // group when the leader exits) hung the rollout until the sleep ended, forever without a timeout.
+  const rt = new SubprocessRuntime();
+  await rt.start();
+  const t0 = performance.now();
+  const r = await rt.run(["sh", "-c", "sleep 30 & echo leader-done"]);
+  const ms = performance.now() - t0;
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.stdout.trim(), "leader-done");
+  assert.ok(ms < 10_000, `run took ${Math.round(ms)} ms`);
+  await rt.stop();
+});
+
 test("runtime registry: built-ins, registration, unknown types are config errors", async () => {
   assert.ok(runtimeTypes().includes("subprocess"));
   const rt = await createRuntime({ type: "subprocess" });

@@ -1,5 +1,5 @@
 /**
- * Runs one command line in its own process group and turns whatever happens into a
+ * Runs one command line in its own process group (for the subprocess and sandbox runtimes) and turns whatever happens into a
  * ProgramResult: exit, signal, wall-clock timeout, abort, output overflow. Nothing a program
  * does makes this throw.
  *
@@ -8,13 +8,14 @@
  * the streams get a short grace period to drain before they are destroyed.
  */
 import { spawn } from "node:child_process";
-import type { ProgramResult } from "../runtime.ts";
+import type { ProgramResult } from "./runtime.ts";
 
 export interface SpawnOptions {
   cwd: string;
   env: Record<string, string>;
   stdin?: string;
-  timeoutMs: number;
+  /** Wall-clock limit; null or undefined: none. */
+  timeoutMs?: number | null;
   signal?: AbortSignal;
   outputLimitBytes: number;
   killOnOutputLimit: boolean;
@@ -53,10 +54,13 @@ export function spawnProgram(argv: readonly string[], o: SpawnOptions): Promise<
     const onOverflow = () => {
       if (o.killOnOutputLimit) kill();
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, o.timeoutMs);
+    const timer =
+      o.timeoutMs != null
+        ? setTimeout(() => {
+            timedOut = true;
+            kill();
+          }, o.timeoutMs)
+        : undefined;
     const onAbort = () => kill();
     o.signal?.addEventListener("abort", onAbort, { once: true });
     if (o.signal?.aborted) kill();
