@@ -54,6 +54,9 @@ export class BytePairModel {
     const syms: number[] = new Array(bytes.length);
     for (let i = 0; i < bytes.length; i++) syms[i] = this.byteIds[bytes[i]];
     const ids = this.mergeAll(syms);
+    // Like HF (`MAX_LENGTH`), only short pieces are cached: a long one rarely repeats, and the
+    // count-bounded cache would otherwise hold arbitrarily large keys.
+    if (piece.length >= CACHE_PIECE_MAX) return ids;
     if (this.cache.size >= BytePairModel.CACHE_LIMIT) this.cache.clear();
     this.cache.set(piece, ids);
     return ids;
@@ -70,6 +73,8 @@ export class BytePairModel {
   }
 }
 
+/** Pieces this long (UTF-16 units) or longer are not cached. */
+const CACHE_PIECE_MAX = 256;
 /** Pieces longer than this (in bytes) are merged with the heap. */
 const HEAP_MERGE_MIN = 64;
 /** Heap key: rank * POS_SHIFT + left position; ranks < 2^18, so keys stay exact below 2^53. */
