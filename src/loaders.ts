@@ -35,7 +35,8 @@ export function builtinTasksetIds(): string[] {
 export async function resolveTaskset(id: string): Promise<Taskset<any, any>> {
   if (looksLikePath(id)) return loadModule(id);
   for (const c of candidates(id)) {
-    const load = builtinTasksets[c];
+    // Own keys only: "constructor" or "toString" must not resolve to Object.prototype members.
+    const load = Object.hasOwn(builtinTasksets, c) ? builtinTasksets[c] : undefined;
     if (load) return load();
   }
   const known = builtinTasksetIds();

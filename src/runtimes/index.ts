@@ -65,7 +65,7 @@ export function runtimeTypes(): string[] {
 async function entry(type: string): Promise<Entry> {
   let e = entries.get(type);
   if (e) return e;
-  const load = builtins[type];
+  const load = Object.hasOwn(builtins, type) ? builtins[type] : undefined; // not Object.prototype members
   if (!load)
     throw new ConfigError(
       `harness.runtime.type: unknown runtime "${type}" (known: ${runtimeTypes().join(", ")})`,

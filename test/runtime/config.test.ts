@@ -77,6 +77,13 @@ const cases: [string, string, Record<string, unknown>, RegExp][] = [
   ["taskset not a table", 'taskset = "cfg"', {}, /^taskset: expected a table/],
   ["unknown taskset id", 'taskset = { id = "cgf" }', {}, /taskset\.id: unknown taskset "cgf"/],
   [
+    "taskset id naming an Object member",
+    'taskset = { id = "constructor" }',
+    {},
+    /taskset\.id: unknown taskset "constructor"/,
+  ],
+  ["taskset id toString", 'taskset = { id = "toString" }', {}, /taskset\.id: unknown taskset "toString"/],
+  [
     "unknown client type",
     `${T}client = { type = "magic" }`,
     {},
@@ -150,7 +157,12 @@ const cases: [string, string, Record<string, unknown>, RegExp][] = [
 ];
 
 // These must go through taskset resolution itself, so no inline taskset is passed.
-const resolvesId = new Set(["unknown taskset id", "missing taskset"]);
+const resolvesId = new Set([
+  "unknown taskset id",
+  "missing taskset",
+  "taskset id naming an Object member",
+  "taskset id toString",
+]);
 
 test(`${cases.length} malformed configs each name the key or line, as a ConfigError without a stack dump`, async () => {
   assert.ok(cases.length >= 30);
@@ -240,4 +252,15 @@ test("environment: tasks shuffled with a fixed seed then cut to num_tasks; judge
     load('harness.runtime = { type = "sandbox", memroy_mb = 1 }'),
     /harness\.runtime\.memroy_mb: unknown key \(did you mean "memory_mb"\?\)/,
   );
+});
+
+test("a runtime type naming an Object member is an unknown runtime, not Object()", async () => {
+  for (const type of ["constructor", "toString"]) {
+    const config = await loadConfig(`${T}harness.runtime = { type = "${type}" }`, {}, { taskset });
+    await assert.rejects(loadEnvironment(config, { taskset }), (e: unknown) => {
+      assert.ok(e instanceof ConfigError, String(e));
+      assert.match(e.message, new RegExp(`^harness\\.runtime\\.type: unknown runtime "${type}"`));
+      return true;
+    });
+  }
 });
