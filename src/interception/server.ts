@@ -103,7 +103,7 @@ export class InterceptionServer {
       const tool = /^\/v1\/tools\/([^/]+)$/.exec(url);
       if (req.method === "POST" && tool) {
         const args = await readJson(req);
-        const content = await session.executeTool(decodeURIComponent(tool[1]!), args);
+        const content = await session.executeTool(toolName(tool[1]!), args);
         return send(res, 200, { content });
       }
       throw new HttpFailure(404, `no route ${req.method} ${url}`);
@@ -142,6 +142,14 @@ async function chat(
   if (!stream) return send(res, 200, completionToWire(result.response, model));
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   res.end(completionToSse(result.response, model));
+}
+
+function toolName(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new HttpFailure(400, `malformed tool name in the path: ${encoded}`);
+  }
 }
 
 function readJson(req: IncomingMessage): Promise<Record<string, any>> {

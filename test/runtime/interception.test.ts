@@ -124,6 +124,10 @@ test("the tools route runs a task tool; failures are tool text", async () => {
   const { post } = await open(new ScriptedClient(() => say("x")), { handlers });
   assert.deepEqual((await post("/tools/add", { a: 2, b: 5 })).json(), { content: "7" });
   assert.match((await post("/tools/zzz", {})).json().content, /unknown tool/);
+  // A malformed tool name is the program's mistake (400), not a provider failure (502).
+  const bad = await post("/tools/%E0%A4%A", {});
+  assert.equal(bad.status, 400);
+  assert.match(bad.json().error.message, /tool name/);
 });
 
 test("provider errors are relayed with their status: own, 504 timeout, 503 connection, else 502", async () => {
