@@ -167,8 +167,13 @@ export class SglangTransport {
           attempts: attempt,
           maxNewTokens: built.maxNewTokens,
         };
-      } catch (err) {
-        const reason = attempt < this.retry.maxAttempts ? retryReason(err, this.retry) : null;
+      } catch (caught) {
+        // close() destroys the pool under in-flight requests: that is the end, not a connection
+        // failure to retry (each retry would fail again on the destroyed pool after a backoff).
+        const err: unknown = this.closed
+          ? new ProviderError("transport is closed", { cause: caught })
+          : caught;
+        const reason = attempt < this.retry.maxAttempts && !this.closed ? retryReason(err, this.retry) : null;
         if (reason === null) {
           this.stats.failed++;
           const name = err instanceof Error ? err.name : "Error";

@@ -147,3 +147,28 @@ test("the caller's AbortSignal cancels the request with RequestCancelledError", 
   await t.close();
   await server.close();
 });
+
+test("close() during a generation fails it once, without retrying against the destroyed pool", async () => {
+  const server = await startScripted([{ stallMs: 2_000 }]);
+  const t = new SglangTransport({
+    baseUrl: server.url,
+    retry: { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 1_000 },
+  });
+  try {
+    const pending = t.generate(REQ).then(
+      () => null,
+      (e: Error) => e,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    await t.close();
+    const err = await pending;
+    assert.ok(err instanceof Error, "the generation fails");
+    assert.match(err.message, /closed/);
+    assert.equal(t.stats.retries, 0);
+    assert.equal(t.stats.requests, 1);
+    assert.ok(performance.now() - t0 < 500, "no backoff after close");
+  } finally {
+    await server.close();
+  }
+});
