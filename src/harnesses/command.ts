@@ -42,8 +42,11 @@ export const commandHarness: Harness = {
         signal: ctx.signal,
         timeoutMs: ctx.timeoutMs ?? undefined,
       });
+      // Whichever timer fires first (the runtime's or the rollout's) it is the harness timeout,
+      // recorded here too so the rollout cannot mistake the kill for `agent_completed`.
+      if (result.timedOut) ctx.session.trace.stop("harness_timeout");
       // A refused request (stop condition) may make the program exit non-zero; that is clean.
-      if (ctx.session.error || ctx.session.trace.stopCondition !== null || result.timedOut) return;
+      if (ctx.session.error || ctx.session.trace.stopCondition !== null) return;
       if (result.exitCode !== 0) {
         const how = result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`;
         throw new HarnessError(`${argv.join(" ")} exited with ${how}: ${result.stderr.slice(-STDERR_TAIL)}`);

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { HarnessConfig } from "../../src/config/schema.ts";
+import { commandHarness } from "../../src/harnesses/command.ts";
+import { InterceptionServer } from "../../src/interception/server.ts";
+import { RolloutSession } from "../../src/interception/session.ts";
+import { noLimits } from "../../src/limits.ts";
+import { SubprocessRuntime } from "../../src/runtimes/subprocess.ts";
 import { defineTaskset } from "../../src/task.ts";
+import { Trace } from "../../src/trace/trace.ts";
 import { contentText, type Message } from "../../src/types.ts";
 import { envFor } from "./helpers/env.ts";
 import { bisectGame } from "./helpers/games.ts";
@@ -107,5 +114,52 @@ test("a user-simulator game runs through the command harness too (the server inj
     assert.equal(client.requests.length, 3, "the whole game ran inside the program's first request");
   } finally {
     await env.close();
+  }
+});
+
+test("a command killed by the runtime's own timeout stops as harness_timeout, not agent_completed", async () => {
+  // Called directly, without the rollout's outer timer: the runtime's timeout alone must decide.
+  const task = { idx: 0, prompt: "q" };
+  const trace = new Trace(task);
+  const runtime = new SubprocessRuntime();
+  await runtime.start();
+  const server = new InterceptionServer();
+  const signal = new AbortController().signal;
+  const session = new RolloutSession({
+    task,
+    handlers: {},
+    trace,
+    client: new ScriptedClient(() => say("x")),
+    model: "m",
+    sampling: {},
+    limits: noLimits,
+    runtime,
+    tools: [],
+    user: null,
+    signal,
+  });
+  try {
+    await commandHarness.run({
+      task,
+      session,
+      runtime,
+      config: {
+        id: "command",
+        command: ["sleep", "5"],
+        runtime: { type: "subprocess" },
+        env: {},
+        forward_env: [],
+        disabled_tools: null,
+      } as HarnessConfig,
+      prompt: [],
+      tools: [],
+      signal,
+      timeoutMs: 200,
+      interception: async () => server,
+    });
+    assert.equal(trace.stopCondition, "harness_timeout");
+  } finally {
+    await runtime.stop();
+    await server.close();
   }
 });
