@@ -132,7 +132,7 @@ export class TrainClient implements Client {
 
   async abort(sessionId?: string): Promise<void> {
     if (sessionId === undefined) await this.transport.abortAll();
-    else await this.transport.abort(`${sessionId}:`);
+    else await this.transport.abortSession(sessionId);
   }
 
   async close(): Promise<void> {

@@ -183,8 +183,11 @@ export class SglangTransport {
         this.stats.retries++;
         this.stats.retriesByReason[reason] = (this.stats.retriesByReason[reason] ?? 0) + 1;
         if (reason === "timeout") {
-          // The timed-out attempt may still be generating: abort it, and give the retry its own
-          // rid so a late abort cannot hit the new attempt (prefix aborts of the session still do).
+          // The timed-out attempt may still be generating: abort it (awaited, so the abort reaches
+          // the scheduler before the retry does — note that it is a prefix match, which the new
+          // rid `…#n` would also satisfy). The retry gets a rid of its own so it never collides
+          // with the old request while that is still being torn down; session aborts
+          // (`${sessionId}:`) still cover it.
           await this.abort(rid).catch(() => {});
           rid = `${built.rid}#${attempt + 1}`;
           payload = JSON.stringify({ ...built.body, rid });
@@ -206,7 +209,7 @@ export class SglangTransport {
     if (reply.status !== 200) {
       const message = errorMessage(reply.text);
       // SGLang rejects a prompt longer than the model context with a 400 ValueError.
-      if (reply.status === 400 && /longer than the model's context length|context length/i.test(message)) {
+      if (reply.status === 400 && /context length/i.test(message)) {
         throw new OverlongPromptError(`server: ${message}`, -1, -1);
       }
       throw new ProviderHttpError(`/generate returned ${reply.status}: ${message}`, {
