@@ -4,7 +4,7 @@
  * tool_call_id. Tool-call arguments are compared as canonical JSON (sorted keys) so that a
  * program re-serializing `{"b":1,"a":2}` as `{"a":2,"b":1}` does not fork the trace.
  */
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import type { Message } from "../types.ts";
 
 /** JSON with object keys sorted at every depth. */
@@ -27,22 +27,27 @@ function canonicalArguments(raw: string): string {
   }
 }
 
-function identity(m: Message): unknown[] {
+/** `canonicalJson` of the identity tuple, written directly (no tuple is built per message). */
+function identityJson(m: Message): string {
+  const role = JSON.stringify(m.role);
   switch (m.role) {
     case "system":
     case "user":
-      return [m.role, m.content];
+      return `[${role},${canonicalJson(m.content)}]`;
     case "tool":
-      return [m.role, m.content, m.tool_call_id];
+      return `[${role},${canonicalJson(m.content)},${canonicalJson(m.tool_call_id)}]`;
     case "assistant":
-      return [
-        m.role,
-        m.content ?? null,
-        m.reasoning_content ?? null,
+      return `[${role},${canonicalJson(m.content ?? null)},${canonicalJson(m.reasoning_content ?? null)},${canonicalJson(
         (m.tool_calls ?? []).map((c) => [c.id, c.name, canonicalArguments(c.arguments)]),
-      ];
+      )}]`;
   }
 }
+
+// One-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object: about a third cheaper per message.
+const md5Hex: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("md5", text, "hex")
+    : (text) => crypto.createHash("md5").update(text).digest("hex");
 
 // In-process harnesses resend the same message objects every turn; caching by identity keeps
 // prefix matching O(new messages) per turn instead of re-hashing the whole history.
@@ -52,9 +57,7 @@ const cache = new WeakMap<Message, string>();
 export function messageHash(m: Message): string {
   let h = cache.get(m);
   if (h === undefined) {
-    h = createHash("md5")
-      .update(canonicalJson(identity(m)))
-      .digest("hex");
+    h = md5Hex(identityJson(m));
     cache.set(m, h);
   }
   return h;
