@@ -36,7 +36,10 @@ export function planCompletion(
   if (!sampling.ignoreEos) for (const id of EOS_IDS) stopIds.add(id);
   const filler = replyIds.filter((id) => !stopIds.has(id));
   const stopStrings = sampling.stop;
-  const tailTokens = stopStrings.length ? Math.max(...stopStrings.map((s) => s.length)) + 2 : 0;
+  // How many trailing tokens can hold a stop string: a byte-level token may carry a single byte,
+  // and a UTF-16 unit is at most 3 UTF-8 bytes, so 3 tokens per unit (+2 for partial tokens at
+  // the edges). Fewer missed stops made of rare characters (e.g. "ꙮꙮꙮ" is 6 tokens).
+  const tailTokens = stopStrings.length ? 3 * Math.max(...stopStrings.map((s) => s.length)) + 2 : 0;
 
   const ids: number[] = [];
   let finish: FinishReason | null = null;

@@ -106,6 +106,13 @@ test("stop strings finish with the matched string; ignore_eos runs to max_new_to
   assert.ok(eos > 0 && eos < 39, `eos at ${eos}`);
 });
 
+test("a stop string made of many byte-level tokens is still found (ꙮꙮꙮ is 6 tokens)", async () => {
+  const prompt = tok.encode(chat("say ꙮꙮꙮ and then more words"));
+  const { json } = await gen({ input_ids: prompt, sampling_params: { stop: ["ꙮꙮꙮ"] } });
+  assert.deepEqual(json.meta_info.finish_reason, { type: "stop", matched: "ꙮꙮꙮ" });
+  assert.equal(json.text, "say ");
+});
+
 test("min_new_tokens masks stops until reached", async () => {
   const short = tok.encode(chat("ok"));
   const { json } = await gen({
