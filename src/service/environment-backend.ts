@@ -35,7 +35,8 @@ export class EnvironmentBackend implements RolloutEnvironment {
 
   runGroup(run: GroupRun): Promise<TraceRecord[]> {
     const env = run.split === "eval" ? this.evaluation : this.train;
-    // Miles' sampling replaces the config's; a per-rollout seed goes on top when deterministic.
+    // Miles' sampling goes over the config's (same keys: Miles wins; the config's other keys
+    // stay); a per-rollout seed goes on top when deterministic.
     const samplingFor = (_task: number, rollout: number): Sampling => ({
       ...run.sampling,
       ...(run.seeds ? { seed: run.seeds[rollout] } : {}),
