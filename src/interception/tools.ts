@@ -37,7 +37,9 @@ export async function runToolCall<D extends TaskData>(
   }
   try {
     const out = await tool.execute(args, ctx);
-    return typeof out === "string" ? out : JSON.stringify(out);
+    // A JS tool that returns nothing (typed string, but not checked at run time) gives "", not
+    // an undefined tool message content.
+    return typeof out === "string" ? out : (JSON.stringify(out) ?? "");
   } catch (e) {
     return `Error: ${e instanceof Error ? e.message : String(e)}`;
   }

@@ -119,9 +119,16 @@ test("the tools route runs a task tool; failures are tool text", async () => {
         parameters: {},
         execute: (a: { a: number; b: number }) => String(a.a + a.b),
       },
+      {
+        name: "noop",
+        description: "",
+        parameters: {},
+        execute: (() => undefined) as unknown as () => string,
+      },
     ],
   };
   const { post } = await open(new ScriptedClient(() => say("x")), { handlers });
+  assert.deepEqual((await post("/tools/noop", {})).json(), { content: "" });
   assert.deepEqual((await post("/tools/add", { a: 2, b: 5 })).json(), { content: "7" });
   assert.match((await post("/tools/zzz", {})).json().content, /unknown tool/);
   // A malformed tool name is the program's mistake (400), not a provider failure (502).
