@@ -14,8 +14,27 @@ const RENAMES: Record<string, string> = {
   seed: "sampling_seed",
 };
 
-/** Keys a chat client may carry that have no meaning on /generate (logprobs are always returned). */
-const DROPPED = new Set(["logprobs", "top_logprobs", "n"]);
+/**
+ * Keys a chat client may carry that have no meaning on /generate: logprobs are always returned
+ * and one request is one sample; `chat_template_kwargs` is the renderer's business (e.g.
+ * `enable_thinking`, read when the client is built); `reasoning_effort` is an OpenAI knob that
+ * the config schema accepts. SGLang builds `SamplingParams(**params)`, so any of these sent on
+ * would fail every turn with 400 "unexpected keyword argument".
+ */
+const DROPPED = new Set(["logprobs", "top_logprobs", "n", "chat_template_kwargs", "reasoning_effort"]);
+
+/**
+ * `extra_body` entries as top-level keys, as the OpenAI SDK sends them (they win over the
+ * top-level ones); the verifiers config passes `extra_body` through in `sampling`.
+ */
+function flattenExtraBody(input: SamplingInput | undefined): SamplingInput | undefined {
+  const extra = input?.extra_body;
+  if (input === undefined || extra === undefined) return input;
+  const { extra_body: _, ...rest } = input;
+  return extra !== null && typeof extra === "object" && !Array.isArray(extra)
+    ? { ...rest, ...(extra as Record<string, unknown>) }
+    : rest;
+}
 
 export interface SamplingContext {
   stopTokenIds: readonly number[];
@@ -30,6 +49,7 @@ export function buildSamplingParams(
   ctx: SamplingContext,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  input = flattenExtraBody(input);
   if (input) {
     for (const key of Object.keys(input)) {
       const value = input[key];
@@ -99,6 +119,7 @@ export function capMaxNewTokens(
 
 /** The requested budget under either name (native wins, as the server would see it last). */
 export function requestedMaxTokens(input: SamplingInput | undefined): number | undefined {
-  const v = input?.max_new_tokens ?? input?.max_tokens;
+  const flat = flattenExtraBody(input);
+  const v = flat?.max_new_tokens ?? flat?.max_tokens;
   return typeof v === "number" ? v : undefined;
 }

@@ -6,6 +6,7 @@ import {
   OverlongPromptError,
   unionIds,
 } from "../../src/transport/index.ts";
+import { requestedMaxTokens } from "../../src/transport/sampling.ts";
 
 const ctx = {
   stopTokenIds: [151645, 151643],
@@ -74,4 +75,23 @@ test("max_new_tokens = min(requested, context − prompt, max_response); ≤ 0 i
       return true;
     },
   );
+});
+
+test("chat-level keys are not sent as sampling params; extra_body entries are", () => {
+  const out = buildSamplingParams(
+    {
+      temperature: 0.7,
+      top_k: 10,
+      reasoning_effort: "low",
+      chat_template_kwargs: { enable_thinking: false },
+      extra_body: { top_k: 20, min_p: 0.05, chat_template_kwargs: { enable_thinking: false } },
+    },
+    ctx,
+  );
+  assert.equal(out.temperature, 0.7);
+  assert.equal(out.top_k, 20, "extra_body wins, as the OpenAI SDK merges it last");
+  assert.equal(out.min_p, 0.05);
+  for (const key of ["reasoning_effort", "chat_template_kwargs", "extra_body"]) assert.ok(!(key in out), key);
+  assert.equal(requestedMaxTokens({ extra_body: { max_tokens: 33 } }), 33);
+  assert.ok(!("extra_body" in buildSamplingParams({ extra_body: null }, ctx)));
 });
