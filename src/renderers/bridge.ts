@@ -9,9 +9,9 @@ import type { RenderedTokens } from "./renderer.ts";
 /**
  * `prevPrompt + prevCompletion` cut after the LAST close token inside the completion (anything
  * the engine emitted after it is dropped; when the completion has none — truncated at the token
- * cap — the canonical close is appended instead), followed by `tail`. Built as one sized copy:
- * the history is the bulk of a bridged prompt and is copied exactly once per turn. The inputs
- * are never modified (callers may pass shared, read-only histories).
+ * cap — the canonical close is appended instead), followed by `tail`. The history is the bulk
+ * of a bridged prompt and is copied exactly once per turn. The inputs are never modified
+ * (callers may pass shared, read-only histories).
  */
 export function bridgeIds(
   prevPromptIds: readonly number[],
