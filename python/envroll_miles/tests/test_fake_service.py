@@ -160,6 +160,16 @@ def test_eval_output_reduces_dict_rewards_with_eval_key(fake_service):
     assert out.metrics["envroll/eval/fake-v1/reward_mean"] == 0.5
 
 
+def test_eval_empty_rollouts_are_none_rewards_but_no_samples(fake_service):
+    fn, _ = fake_service({"num_eval_tasks": 3, "empty_tasks": [0]}, n_samples_per_eval_prompt=2)
+    entry = evaluate(fn, 0).data["fake-v1"]
+    assert len(entry["rewards"]) == len(entry["truncated"]) == 6
+    assert entry["rewards"][0] is None
+    assert None not in entry["rewards"][1:]
+    assert len(entry["samples"]) == 5
+    assert all(s.response_length > 0 for s in entry["samples"])
+
+
 def test_eval_group_rm_runs_in_eval_too(fake_service):
     fn, _ = fake_service({"num_eval_tasks": 2}, n_samples_per_eval_prompt=3,
                          custom_rm_path="hooks_for_tests.group_rank_rm", group_rm=True)  # fmt: skip

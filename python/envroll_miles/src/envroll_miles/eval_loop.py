@@ -54,12 +54,14 @@ async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id:
         raise RuntimeError(f"envroll_miles: eval {rollout_id} failed: {reason}")
     groups = [by_task[t] for t in sorted(by_task)]
     # A compact rollout counts once in eval: its last branch carries the final answer.
-    samples = [e[-1] if isinstance(e, list) else e for g in groups for e in g]
+    rollouts = [e[-1] if isinstance(e, list) else e for g in groups for e in g]
+    # As upstream: a rollout that sampled nothing keeps its place in rewards (None) and
+    # truncated, but is no sample (a zero-length response would skew the sample metrics).
     data = {
         name: {
-            "rewards": [eval_reward(s, key) for s in samples],
-            "truncated": [getattr(s.status, "value", s.status) == "truncated" for s in samples],
-            "samples": samples,
+            "rewards": [eval_reward(s, key) for s in rollouts],
+            "truncated": [getattr(s.status, "value", s.status) == "truncated" for s in rollouts],
+            "samples": [s for s in rollouts if not envroll_meta(s).get("empty")],
         }
     }
     metrics = sample_metrics(groups, key, prefix=f"envroll/eval/{name}/")
