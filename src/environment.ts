@@ -204,7 +204,18 @@ export class Environment {
    * and rejects once in-flight groups have finished.
    */
   async runEval(options: RunEvalOptions): Promise<EvalSummary> {
-    if (options.concurrency !== undefined) this.limiter.concurrency = options.concurrency;
+    if (options.concurrency === undefined) return this.evalAll(options);
+    // For this run only: the limiter is shared with every later runGroup/runEval.
+    const configured = this.limiter.concurrency;
+    this.limiter.concurrency = options.concurrency;
+    try {
+      return await this.evalAll(options);
+    } finally {
+      this.limiter.concurrency = configured;
+    }
+  }
+
+  private async evalAll(options: RunEvalOptions): Promise<EvalSummary> {
     const indices = options.taskIndices ?? this.tasks.map((_, i) => i);
     const n = this.config.num_rollouts;
     const summary = new SummaryBuilder(indices.length);

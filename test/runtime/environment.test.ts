@@ -52,6 +52,10 @@ test("runEval streams every trace under the global semaphore and summarizes", as
       .sort(),
     [0, 1],
   );
+  // The override was for that run only: the next one is bounded by max_concurrent (128) again.
+  peak = 0;
+  await env.runEval({ client });
+  assert.ok(peak > 3, `peak ${peak} > 3 once the per-run concurrency is gone`);
 });
 
 test("an abort stops scheduling and cancels in-flight turns", async () => {
