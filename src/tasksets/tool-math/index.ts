@@ -10,7 +10,7 @@ import { mulberry32 } from "../../random.ts";
 import { defineTaskset } from "../../task.ts";
 import { TaskDataSchema } from "../../types.ts";
 import { isCorrect, parseAnswer } from "./answer.ts";
-import { type Rng, solve, TEMPLATES } from "./problems.ts";
+import { solve, TEMPLATES } from "./problems.ts";
 import { TOOLS } from "./tools.ts";
 
 export const SYSTEM =
