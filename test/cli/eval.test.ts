@@ -97,9 +97,16 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
     const dir = onlyRunDir(out);
     const before = lineCount(join(dir, "traces.jsonl"));
     assert.ok(before >= 6 && before < 32, `killed midway (${before} traces)`);
+    // What counts as done: whole lines (kill -9 can leave a partial last one) of rollouts that
+    // did not error (errored ones are rerun), once per (task, rollout).
+    const finished = new Set(
+      readTraces(join(dir, "traces.jsonl"))
+        .traces.filter((tr) => tr.errors.length === 0)
+        .map((tr) => `${tr.task_index}:${tr.rollout_index}`),
+    ).size;
     const res = await runCli(["eval", "--resume", dir]);
     assert.equal(res.code, 0, res.stderr);
-    assert.match(res.stderr, new RegExp(`${before} rollout\\(s\\) done, ${32 - before} to run`));
+    assert.match(res.stderr, new RegExp(`${finished} rollout\\(s\\) done, ${32 - finished} to run`));
     assertEachOnce(dir, 8, 4);
     const summary = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
     assert.equal(summary.num_traces, 32);
