@@ -51,17 +51,31 @@ export async function scoreTrace<D extends TaskData>(
   const usable = <H extends Metric<D> | Reward<D>>(hs: H[] | undefined) =>
     ordered(hs).filter((h) => !(h.needsRuntime && ctx.runtime === null));
 
-  for (const r of await settle(usable(handlers.metrics), (m) => m.fn(hctx))) {
-    if (r.result.status === "rejected") throw wrap("metric", r.handler.name, r.result.reason);
-    const v = r.result.value;
-    if (typeof v === "number") trace.recordMetric(r.handler.name, checkNumber("metric", r.handler.name, v));
+  recordPhase("metric", await settle(usable(handlers.metrics), (m) => m.fn(hctx)), (h, v) => {
+    if (typeof v === "number") trace.recordMetric(h.name, checkNumber("metric", h.name, v));
     else for (const [k, x] of Object.entries(v)) trace.recordMetric(k, checkNumber("metric", k, x));
+  });
+  recordPhase("reward", await settle(usable(handlers.rewards), (h) => h.fn(hctx)), (h, v) => {
+    trace.recordReward(h.name, checkNumber("reward", h.name, v) * (h.weight ?? 1));
+  });
+}
+
+/** Records every handler of a phase that succeeded, then throws the first failure (in order). */
+function recordPhase<H extends Ordered, R>(
+  kind: string,
+  results: { handler: H; result: PromiseSettledResult<R> }[],
+  record: (handler: H, value: R) => void,
+): void {
+  let failure: TaskError | null = null;
+  for (const { handler, result } of results) {
+    try {
+      if (result.status === "rejected") throw result.reason;
+      record(handler, result.value);
+    } catch (e) {
+      failure ??= wrap(kind, handler.name, e);
+    }
   }
-  for (const r of await settle(usable(handlers.rewards), (h) => h.fn(hctx))) {
-    if (r.result.status === "rejected") throw wrap("reward", r.handler.name, r.result.reason);
-    const v = checkNumber("reward", r.handler.name, r.result.value);
-    trace.recordReward(r.handler.name, v * (r.handler.weight ?? 1));
-  }
+  if (failure) throw failure;
 }
 
 function wrap(kind: string, name: string, e: unknown): TaskError {

@@ -62,6 +62,30 @@ test("a handler exception marks the rollout errored (TaskError), keeping earlier
   assert.equal(r!.stop_condition, "agent_completed");
 });
 
+test("a failing handler does not drop its siblings' scores: every other one in the phase is recorded", async () => {
+  const ts = defineTaskset({
+    id: "boom-sibling",
+    load: () => rows,
+    rewards: [
+      {
+        name: "a_fails",
+        fn: () => {
+          throw new Error("kaput");
+        },
+      },
+      { name: "b_ok", weight: 2, fn: () => 1 },
+    ],
+  });
+  const env = await envFor(ts, "", { "harness.id": "null" });
+  const [r] = await env.runGroup(0, 1, { client: hi() });
+  assert.match(r!.errors[0]!.message, /reward a_fails failed: kaput/);
+  assert.deepEqual(
+    r!.rewards,
+    { b_ok: 2 },
+    "b_ok ran and is recorded although a_fails (earlier in order) threw",
+  );
+});
+
 function groupTaskset(
   fn: NonNullable<Taskset["groupRewards"]>[number]["fn"],
   extra: Partial<Taskset> = {},
