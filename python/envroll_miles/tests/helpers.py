@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
+import threading
 import time
+
+from conftest import REPO
 
 from envroll_miles.miles_types import load_types
 from envroll_miles.samples import envroll_meta, flatten
@@ -49,3 +54,24 @@ def wait_idle(client, timeout: float = 10.0) -> None:
     while client.info()["active_requests"] > 0:
         assert time.monotonic() < deadline, "the service kept an active request"
         time.sleep(0.02)
+
+
+def spawn_engine(token_latency_ms: int):
+    """Generator for a module fixture: the built-in engine (reference policy) on a free port, slowed
+    per token so that aborts land on requests really in flight; yields its URL, stops it after."""
+    cmd = ["node", str(REPO / "bin" / "envroll.mjs"), "engine", "--port", "0", "--policy", "reference",
+           "--token-latency-ms", str(token_latency_ms)]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    assert proc.stdout is not None
+    url = None
+    for line in proc.stdout:
+        m = re.search(r"listening on (http://\S+)", line)
+        if m:
+            url = m.group(1)
+            break
+    assert url, "the engine did not start"
+    # Keep draining stdout so the engine never blocks on a full pipe.
+    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
+    yield url
+    proc.terminate()
+    proc.wait(10)

@@ -9,15 +9,12 @@ stand-in (tests/miles_stub.py), since Miles itself cannot be installed here.
 from __future__ import annotations
 
 import json
-import re
-import subprocess
-import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
 from conftest import REPO, needs_node
-from helpers import assert_batch, evaluate, task_indices, train, wait_idle
+from helpers import assert_batch, evaluate, spawn_engine, task_indices, train, wait_idle
 
 from envroll_miles import EnvrollConfigError
 from envroll_miles.miles_defaults import EmptyDataSource, miles_args
@@ -29,44 +26,17 @@ pytestmark = needs_node
 REVERSE_TEXT = REPO / "src" / "tasksets" / "reverse-text" / "index.ts"
 TOOL_MATH = REPO / "src" / "tasksets" / "tool-math" / "index.ts"
 CODE_GOLF = REPO / "src" / "tasksets" / "code-golf" / "index.ts"
-ENGINE_CLI = REPO / "test" / "service" / "engine-cli.ts"
-SERVE_CLI = REPO / "test" / "service" / "serve-cli.ts"
-
-
-def _main_has(command: str) -> bool:
-    main = REPO / "src" / "cli" / "main.ts"
-    return main.is_file() and f"register{command}Command(program)" in main.read_text()
 
 
 @pytest.fixture(scope="module")
 def engine():
-    """The built-in engine, slowed per token so that aborts land on requests really in flight."""
-    cmd = ["node", "--import", "tsx", str(ENGINE_CLI), "engine", "--port", "0", "--policy", "reference",
-           "--token-latency-ms", "2"]  # fmt: skip
-    if _main_has("Engine"):
-        cmd = ["node", str(REPO / "bin" / "envroll.mjs"), *cmd[4:]]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True)
-    assert proc.stdout is not None
-    url = None
-    for line in proc.stdout:
-        m = re.search(r"listening on (http://\S+)", line)
-        if m:
-            url = m.group(1)
-            break
-    assert url, "the engine did not start"
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    yield from spawn_engine(token_latency_ms=2)
 
 
 @pytest.fixture
 def real_service(engine, tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
-    if _main_has("Serve"):
-        monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'bin' / 'envroll.mjs'}")
-    else:  # pending the lead's wiring of `serve` into src/cli/main.ts
-        monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node --import tsx {SERVE_CLI}")
+    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'bin' / 'envroll.mjs'}")
     made = []
 
     def make(taskset: Path = REVERSE_TEXT, num_tasks: int | None = None, **overrides):

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
-import subprocess
 import threading
 import time
 import urllib.request
 
 import pytest
 from conftest import REPO, needs_node
-from helpers import assert_batch, task_indices, train
+from helpers import assert_batch, spawn_engine, task_indices, train
 
 from envroll_miles.miles_defaults import EmptyDataSource, miles_args
 from envroll_miles.miles_types import load_types
@@ -33,20 +31,7 @@ REVERSE_TEXT = REPO / "src" / "tasksets" / "reverse-text" / "index.ts"
 
 @pytest.fixture(scope="module")
 def engine():
-    cmd = ["node", str(BIN), "engine", "--port", "0", "--policy", "reference", "--token-latency-ms", "10"]
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True)
-    assert proc.stdout is not None
-    url = None
-    for line in proc.stdout:
-        m = re.search(r"listening on (http://\S+)", line)
-        if m:
-            url = m.group(1)
-            break
-    assert url, "the engine did not start"
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-    yield url
-    proc.terminate()
-    proc.wait(10)
+    yield from spawn_engine(token_latency_ms=10)
 
 
 def engine_in_flight(url: str) -> int:
