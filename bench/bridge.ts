@@ -9,8 +9,8 @@
  * Figures: bridge_turn32_over_turn2 and rerender_turn32_over_turn2 (per-turn medians over the
  * episodes); the whole per-turn series goes to RESULTS.md.
  */
-import { createRenderer } from "../src/renderers/index.ts";
-import type { RenderMessage } from "../src/renderers/renderer.ts";
+import { createRenderer } from "../packages/core/src/renderers/index.ts";
+import type { RenderMessage } from "../packages/core/src/renderers/renderer.ts";
 import { TOOLS, toolTurn } from "./lib/corpus.ts";
 import { type BenchOptions, type Figure, median } from "./lib/report.ts";
 

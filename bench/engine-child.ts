@@ -3,7 +3,7 @@
  * the reference policy plus the bench tool loop (a policy function can only be passed to an
  * in-process engine, so this child starts one). Prints the CLI's "listening on URL" line.
  */
-import { startEngine } from "../src/engine/index.ts";
+import { startEngine } from "../packages/engine/src/index.ts";
 import { toolLoopPolicy } from "./lib/tool-loop.ts";
 
 const engine = await startEngine({ policy: toolLoopPolicy, latencyMs: 0, tokenLatencyMs: 0 });

@@ -17,7 +17,7 @@ function runEval(outDir: string): Promise<number> {
     const t0 = performance.now();
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "src/cli/main.ts", ...EVAL_ARGS, "-o", outDir],
+      ["--import", "tsx", "packages/cli/src/main.ts", ...EVAL_ARGS, "-o", outDir],
       { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
     );
     let tail = "";

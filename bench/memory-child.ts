@@ -13,11 +13,11 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TrainClient } from "../src/clients/train.ts";
-import { TracesWriter } from "../src/outputs/traces-file.ts";
-import { createRenderer } from "../src/renderers/index.ts";
-import type { SglangTransport } from "../src/transport/index.ts";
-import type { GenerateRequest, GenerateResult } from "../src/transport/types.ts";
+import { TrainClient } from "../packages/core/src/clients/train.ts";
+import { TracesWriter } from "../packages/core/src/outputs/traces-file.ts";
+import { createRenderer } from "../packages/core/src/renderers/index.ts";
+import type { SglangTransport } from "../packages/core/src/transport/index.ts";
+import type { GenerateRequest, GenerateResult } from "../packages/core/src/transport/types.ts";
 import { environment } from "./lib/workloads.ts";
 import { CONCURRENCY } from "./throughput.ts";
 
@@ -26,7 +26,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with node --expose-gc");
 
 const renderer = createRenderer("qwen3");
-const tokenizer = (await import("../src/tokenizer/index.ts")).loadTokenizer();
+const tokenizer = (await import("../packages/core/src/tokenizer/index.ts")).loadTokenizer();
 const IM_END = renderer.stopTokenIds[0]!;
 const REPLIES = Array.from({ length: 16 }, (_, i) => [
   ...tokenizer.encode(`<reversed_text>\n${"olleh dlrow ".repeat(3 + i)}\n</reversed_text>`),

@@ -11,7 +11,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRenderer } from "../src/renderers/index.ts";
+import { createRenderer } from "../packages/core/src/renderers/index.ts";
 import { ROOT } from "./lib/child.ts";
 import { type Conversation, corpus } from "./lib/corpus.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
@@ -68,7 +68,7 @@ async function pythonRates(tokenizerJson: string, passes: string[][]): Promise<n
 }
 
 export async function renderer(o: BenchOptions): Promise<Figure[]> {
-  const { qwen3TokenizerDir } = await import("../src/tokenizer/index.ts");
+  const { qwen3TokenizerDir } = await import("../packages/core/src/tokenizer/index.ts");
   const r = createRenderer("qwen3");
   const size = o.quick ? 90 : 200;
   const passes = o.quick ? 3 : 5;

@@ -27,11 +27,11 @@ export interface ResultsInput {
 function gitCommit(): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "bench"], {
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "packages", "bench"], {
       cwd: ROOT,
       encoding: "utf8",
     });
-    return dirty.trim() ? `${sha} (+ uncommitted changes in src/ or bench/)` : sha;
+    return dirty.trim() ? `${sha} (+ uncommitted changes in packages/ or bench/)` : sha;
   } catch {
     return "unknown";
   }

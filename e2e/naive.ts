@@ -11,10 +11,10 @@
  * `<|im_end|>` that was never sampled. Every later turn's context then differs from what the
  * model actually saw, so the attached logprobs no longer belong to the tokens they sit on.
  */
-import { branchToSample } from "../src/miles/convert.ts";
-import type { MilesSample } from "../src/miles/sample.ts";
-import type { Renderer } from "../src/renderers/renderer.ts";
-import type { TraceRecord } from "../src/trace/record.ts";
+import { branchToSample } from "../packages/core/src/miles/convert.ts";
+import type { MilesSample } from "../packages/core/src/miles/sample.ts";
+import type { Renderer } from "../packages/core/src/renderers/renderer.ts";
+import type { TraceRecord } from "../packages/core/src/trace/record.ts";
 
 export interface NaiveStats {
   samples: number;

@@ -3,15 +3,15 @@
  * harness → episode loop) driven through the TrainClient against an SGLang-protocol engine,
  * then converted to Miles sample groups exactly as the rollout service does.
  */
-import type { TrainClient } from "../src/clients/train.ts";
-import { loadConfig } from "../src/config/load.ts";
-import { loadEnvironment } from "../src/environment.ts";
-import { resolveTaskset } from "../src/loaders.ts";
-import { SampleCounter, tracesToGroup } from "../src/miles/convert.ts";
-import { groupSamples, type MilesSample } from "../src/miles/sample.ts";
-import type { Reward, Taskset } from "../src/task.ts";
-import type { TraceRecord } from "../src/trace/record.ts";
-import { contentText } from "../src/types.ts";
+import type { TrainClient } from "../packages/core/src/clients/train.ts";
+import { loadConfig } from "../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../packages/core/src/environment.ts";
+import { resolveTaskset } from "../packages/core/src/loaders.ts";
+import { SampleCounter, tracesToGroup } from "../packages/core/src/miles/convert.ts";
+import { groupSamples, type MilesSample } from "../packages/core/src/miles/sample.ts";
+import type { Reward, Taskset } from "../packages/core/src/task.ts";
+import type { TraceRecord } from "../packages/core/src/trace/record.ts";
+import { contentText } from "../packages/core/src/types.ts";
 
 export interface TasksetPlan {
   /** Built-in taskset id. */

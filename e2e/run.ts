@@ -21,10 +21,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { TrainClient } from "../src/clients/train.ts";
-import type { MilesSample } from "../src/miles/sample.ts";
-import { createRenderer } from "../src/renderers/index.ts";
-import { SglangTransport } from "../src/transport/index.ts";
+import { TrainClient } from "../packages/core/src/clients/train.ts";
+import type { MilesSample } from "../packages/core/src/miles/sample.ts";
+import { createRenderer } from "../packages/core/src/renderers/index.ts";
+import { SglangTransport } from "../packages/core/src/transport/index.ts";
 import { naiveGroups } from "./naive.ts";
 import { type PythonEngine, runTrainCheck, startPythonEngine, type TrainCheckResult } from "./python.ts";
 import {

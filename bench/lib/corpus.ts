@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
+import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
 import { ROOT } from "./child.ts";
 
 export const TOOLS: RenderTool[] = [
@@ -37,7 +37,7 @@ export const TOOLS: RenderTool[] = [
  */
 const WORDS = [
   ...new Set(
-    readFileSync(join(ROOT, "data/reverse-text/train.jsonl"), "utf8")
+    readFileSync(join(ROOT, "packages/core/data/reverse-text/train.jsonl"), "utf8")
       .split("\n")
       .filter(Boolean)
       .flatMap((line) => (JSON.parse(line) as { prompt: string }).prompt.split(/\s+/))

@@ -6,10 +6,11 @@
  * The policy reads only the last message (cheap on the engine side): the task prompt opens the
  * loop and each tool result says which step finished.
  */
-import { referencePolicy } from "../../src/engine/policies/reference.ts";
-import type { PolicyFn } from "../../src/engine/types.ts";
-import { defineTaskset } from "../../src/task.ts";
-import type { TaskData } from "../../src/types.ts";
+
+import { defineTaskset } from "../../packages/core/src/task.ts";
+import type { TaskData } from "../../packages/core/src/types.ts";
+import { referencePolicy } from "../../packages/engine/src/policies/reference.ts";
+import type { PolicyFn } from "../../packages/engine/src/types.ts";
 
 export const TOOL_STEPS = 7;
 const MARKER = "BENCH_TOOL_LOOP";

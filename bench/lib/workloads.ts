@@ -4,13 +4,13 @@
  * ceiling — built by the same transport from the same rendered prompts, so (a) and (b) send the
  * same requests and differ only in what envroll does around them.
  */
-import { TrainClient } from "../../src/clients/train.ts";
-import { loadConfig } from "../../src/config/index.ts";
-import { type Environment, loadEnvironment } from "../../src/environment.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import type { Taskset } from "../../src/task.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
+import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadConfig } from "../../packages/core/src/config/index.ts";
+import { type Environment, loadEnvironment } from "../../packages/core/src/environment.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import type { Taskset } from "../../packages/core/src/task.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 
 export function trainClient(url: string, bridge = true): TrainClient {
   return new TrainClient({

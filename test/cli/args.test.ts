@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { positiveInt, resolveTarget, splitArgs, UsageError } from "../../src/cli/args.ts";
+import { positiveInt, resolveTarget, splitArgs, UsageError } from "../../packages/cli/src/args.ts";
 
 test("splitArgs separates positionals from dotted overrides", () => {
   const { positionals, overrides } = splitArgs([

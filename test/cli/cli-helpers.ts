@@ -1,11 +1,11 @@
-/** Spawning the real CLI (bin/envroll.mjs) for end-to-end tests. */
+/** Spawning the real CLI (packages/cli/bin/envroll.mjs) for end-to-end tests. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-export const BIN = join(ROOT, "bin", "envroll.mjs");
+export const BIN = join(ROOT, "packages", "cli", "bin", "envroll.mjs");
 
 export interface CliResult {
   code: number | null;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "smol-toml";
-import { runEval } from "../../src/cli/eval.ts";
+import { runEval } from "../../packages/cli/src/eval.ts";
 import { runCli } from "./cli-helpers.ts";
 
 test("CLI values win over the TOML, which wins over defaults", async () => {

@@ -9,14 +9,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
-import { readTraces } from "../../src/outputs/traces-file.ts";
-import { builtinTasksets } from "../../src/tasksets/index.ts";
+import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
 import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
 import { lineCount, onlyRunDir, ROOT, runCli, startCli, waitFor } from "./cli-helpers.ts";
 
-const TASKSET = "reverse-text" in builtinTasksets ? "reverse-text" : "./src/tasksets/reverse-text/index.ts";
+const TASKSET = "reverse-text";
 
 /** Every (task, rollout) of an n × r run appears exactly once in the file. */
 function assertEachOnce(dir: string, n: number, r: number): void {
@@ -126,7 +125,7 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
     writeFileSync(
       module,
-      `import { defineTaskset } from ${JSON.stringify(join(ROOT, "src", "index.ts"))};
+      `import { defineTaskset } from ${JSON.stringify(join(ROOT, "packages", "core", "src", "index.ts"))};
 export default defineTaskset({
   id: "bad-group",
   defaults: { harness: { id: "null" } },

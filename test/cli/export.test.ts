@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
-import { runExport } from "../../src/cli/export.ts";
+import { runExport } from "../../packages/cli/src/export.ts";
 import { errored, grid } from "../outputs/fixtures.ts";
 
 function tracesFile(): string {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatDuration, formatLine, Progress } from "../../src/cli/progress.ts";
+import { formatDuration, formatLine, Progress } from "../../packages/cli/src/progress.ts";
 
 function fakeStream() {
   const chunks: string[] = [];

@@ -4,11 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { TrainClient, TurnAbortedError } from "../../src/clients/train.ts";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
-import type { Message, Tool } from "../../src/types.ts";
+import { TrainClient, TurnAbortedError } from "../../packages/core/src/clients/train.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import type { Message, Tool } from "../../packages/core/src/types.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 
 const TOOLS: Tool[] = [
   {

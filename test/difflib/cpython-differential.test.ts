@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { matchingBlocks, quickRatio, sequenceMatcherRatio } from "../../src/difflib/index.ts";
+import { matchingBlocks, quickRatio, sequenceMatcherRatio } from "../../packages/core/src/difflib/index.ts";
 
 const PY = `
 import sys, json, difflib
@@ -19,7 +19,7 @@ for a, b in json.load(sys.stdin):
 json.dump(out, sys.stdout)
 `;
 
-import { mulberry32 } from "../../src/random.ts";
+import { mulberry32 } from "../../packages/core/src/random.ts";
 
 const ALPHABETS = [
   "ab",

@@ -9,7 +9,7 @@ import {
   realQuickRatio,
   SequenceMatcher,
   sequenceMatcherRatio,
-} from "../../src/difflib/index.ts";
+} from "../../packages/core/src/difflib/index.ts";
 import { readSharedFixture } from "../shared-fixtures.ts";
 
 interface DifflibCase {

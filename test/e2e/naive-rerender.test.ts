@@ -16,16 +16,16 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { naiveGroups } from "../../e2e/naive.ts";
 import { toMilesGroups } from "../../e2e/rollouts.ts";
-import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
-import { TrainClient } from "../../src/clients/train.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
-import { loadEnvironment } from "../../src/environment.ts";
-import { ConversionError } from "../../src/miles/convert.ts";
-import type { MilesSample } from "../../src/miles/sample.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
+import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
+import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { ConversionError } from "../../packages/core/src/miles/convert.ts";
+import type { MilesSample } from "../../packages/core/src/miles/sample.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 
 /** Records what the engine was given and what it sampled, turn by turn. */
 class RecordingClient implements Client {

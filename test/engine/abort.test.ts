@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startEngine } from "../../src/engine/index.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
 import { LONG, until, untilStarted } from "./wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(30).fill(9707), 151645, 198, 151644, 77091, 198];

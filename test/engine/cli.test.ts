@@ -8,12 +8,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { startEngine } from "../../src/engine/index.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MAIN = `
 import { Command } from "commander";
-import { registerEngineCommand } from "./src/cli/engine.ts";
+import { registerEngineCommand } from "./packages/cli/src/engine.ts";
 const program = new Command().exitOverride();
 registerEngineCommand(program);
 await program.parseAsync(process.argv.slice(1), { from: "user" });

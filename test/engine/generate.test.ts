@@ -3,8 +3,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 
 const tok = loadTokenizer();
 let engine: EngineHandle;

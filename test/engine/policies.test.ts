@@ -6,8 +6,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { type PolicyContext, REFERENCE_SOLVERS, startEngine } from "../../src/engine/index.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import { type PolicyContext, REFERENCE_SOLVERS, startEngine } from "../../packages/engine/src/index.ts";
 
 const tok = loadTokenizer();
 const SYSTEM = "Reverse the text character-by-character. Put your answer in <reversed_text> tags.";

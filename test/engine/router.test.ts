@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 
 let engine: EngineHandle;
 const PROMPT = [151644, 872, 198, 9707, 151645, 198, 151644, 77091, 198];

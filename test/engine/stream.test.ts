@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startEngine } from "../../src/engine/index.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
 import { readSse } from "./sse.ts";
 import { untilStarted } from "./wait.ts";
 

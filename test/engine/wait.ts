@@ -1,4 +1,4 @@
-import type { EngineHandle } from "../../src/engine/index.ts";
+import type { EngineHandle } from "../../packages/engine/src/index.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { branchToSample, ConversionError, SampleCounter, tracesToGroup } from "../../src/miles/convert.ts";
-import { groupSamples, type MilesSample, sampleViolations } from "../../src/miles/sample.ts";
+import {
+  branchToSample,
+  ConversionError,
+  SampleCounter,
+  tracesToGroup,
+} from "../../packages/core/src/miles/convert.ts";
+import { groupSamples, type MilesSample, sampleViolations } from "../../packages/core/src/miles/sample.ts";
 import { branch, multiTurnBranch, trace } from "./traces.ts";
 
 describe("trace → Miles sample", () => {

@@ -1,5 +1,5 @@
 /** Hand-built TraceRecords for the conversion and service tests. */
-import type { BranchRecord, TraceRecord } from "../../src/trace/record.ts";
+import type { BranchRecord, TraceRecord } from "../../packages/core/src/trace/record.ts";
 
 /** A branch from segments: `[ids, sampled]`; logprobs are −0.1·(position+1) on sampled tokens. */
 export function branch(segments: [number[], boolean][], weightVersion: string | null = "v1"): BranchRecord {

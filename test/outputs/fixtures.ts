@@ -1,5 +1,5 @@
 /** Hand-built TraceRecords for the outputs tests (no runtime needed). */
-import type { TraceRecord } from "../../src/trace/record.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 
 export function makeTrace(
   over: Partial<TraceRecord> & { task_index: number; rollout_index: number },

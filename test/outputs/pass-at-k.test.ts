@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { binomialRatio, passAtK, passHatK, passKs, passStats } from "../../src/outputs/pass-at-k.ts";
+import {
+  binomialRatio,
+  passAtK,
+  passHatK,
+  passKs,
+  passStats,
+} from "../../packages/core/src/outputs/pass-at-k.ts";
 
 function choose(n: number, k: number): number {
   if (k < 0 || k > n) return 0;

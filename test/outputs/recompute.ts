@@ -4,7 +4,7 @@
  * purpose: brute-force subsets instead of the closed forms).
  */
 import assert from "node:assert/strict";
-import type { TraceRecord } from "../../src/trace/record.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 
 function subsets(n: number, k: number): number[][] {
   const out: number[][] = [];

@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { rewardBins } from "../../src/outputs/report/charts.ts";
-import { esc, jsonForScript } from "../../src/outputs/report/html.ts";
-import { pickEmbedded, renderReport } from "../../src/outputs/report/report.ts";
-import { summarize } from "../../src/outputs/summary.ts";
+import { rewardBins } from "../../packages/core/src/outputs/report/charts.ts";
+import { esc, jsonForScript } from "../../packages/core/src/outputs/report/html.ts";
+import { pickEmbedded, renderReport } from "../../packages/core/src/outputs/report/report.ts";
+import { summarize } from "../../packages/core/src/outputs/summary.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium, screenshot } from "./chromium.ts";
 import { errored, grid, makeTrace } from "./fixtures.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { planResume } from "../../src/outputs/resume.ts";
-import { effectiveTraces } from "../../src/outputs/trace-set.ts";
+import { planResume } from "../../packages/core/src/outputs/resume.ts";
+import { effectiveTraces } from "../../packages/core/src/outputs/trace-set.ts";
 import { errored, makeTrace } from "./fixtures.ts";
 
 test("missing and errored rollouts are rerun; done ones are kept", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mean, std, summarize } from "../../src/outputs/summary.ts";
+import { mean, std, summarize } from "../../packages/core/src/outputs/summary.ts";
 import { errored, grid, makeTrace } from "./fixtures.ts";
 import { checkSummaryAgainstTraces } from "./recompute.ts";
 

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { readTraces, TracesWriter } from "../../src/outputs/traces-file.ts";
+import { readTraces, TracesWriter } from "../../packages/core/src/outputs/traces-file.ts";
 import { makeTrace } from "./fixtures.ts";
 
 test("writer appends whole lines and the reader reads them back", () => {

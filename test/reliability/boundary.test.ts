@@ -10,9 +10,9 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { startEngine } from "../../src/engine/index.ts";
-import { InterceptionServer } from "../../src/interception/server.ts";
-import { startService } from "../../src/service/server.ts";
+import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
+import { startService } from "../../packages/core/src/service/server.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
 import { BIN, ROOT, runCli } from "../cli/cli-helpers.ts";
 import { FakeClient, FakeEnv } from "../service/fake-env.ts";
 

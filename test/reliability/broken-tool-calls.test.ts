@@ -6,14 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TrainClient } from "../../src/clients/train.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { type PolicyContext, startEngine } from "../../src/engine/index.ts";
-import { loadEnvironment } from "../../src/environment.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
-import type { Message } from "../../src/types.ts";
+import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import type { Message } from "../../packages/core/src/types.ts";
+import { type PolicyContext, startEngine } from "../../packages/engine/src/index.ts";
 
 const TOOL_CALL = 151657;
 const TOOL_CALL_END = 151658;

@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TrainClient } from "../../src/clients/train.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
-import { loadEnvironment } from "../../src/environment.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
+import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { checkTrace } from "./faults.ts";
 
 const engineAt = (port: number) => startEngine({ port, policy: "reference", seed: 5, tokenLatencyMs: 2 });

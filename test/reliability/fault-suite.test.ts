@@ -10,16 +10,16 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TrainClient } from "../../src/clients/train.ts";
-import { loadConfig } from "../../src/config/load.ts";
-import { loadEnvironment } from "../../src/environment.ts";
-import { groupSamples } from "../../src/miles/sample.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import { EnvironmentBackend } from "../../src/service/environment-backend.ts";
-import { startService } from "../../src/service/server.ts";
-import { trainClientFactory } from "../../src/service/train-client-factory.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
+import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { groupSamples } from "../../packages/core/src/miles/sample.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import { EnvironmentBackend } from "../../packages/core/src/service/environment-backend.ts";
+import { startService } from "../../packages/core/src/service/server.ts";
+import { trainClientFactory } from "../../packages/core/src/service/train-client-factory.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { abortAllTicker, checkTrace, faultyEngine, REQUEST_TIMEOUT_MS, TYPED_FAILURES } from "./faults.ts";
 
 // tool-math: multi-turn (tool calls through the default harness), so a rollout makes several

@@ -3,8 +3,8 @@
  * the way a weight update does, and the checks every finished trace must pass.
  */
 import assert from "node:assert/strict";
-import { type EngineHandle, type FaultKind, startEngine } from "../../src/engine/index.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { type EngineHandle, type FaultKind, startEngine } from "../../packages/engine/src/index.ts";
 
 /** Every kind the issue names, at 10 % of /generate requests. */
 export const FAULT_KINDS: FaultKind[] = ["5xx", "429", "408", "reset", "stall", "abort"];

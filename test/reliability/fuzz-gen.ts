@@ -4,8 +4,8 @@
  * fragments (half-open objects, bad escapes, NaN, duplicate keys), and arbitrary ids — including
  * ids past the tokenizer's vocabulary that a real model's larger embedding table can still emit.
  */
-import { mulberry32, type Rng } from "../../src/random.ts";
-import type { Tokenizer } from "../../src/tokenizer/index.ts";
+import { mulberry32, type Rng } from "../../packages/core/src/random.ts";
+import type { Tokenizer } from "../../packages/core/src/tokenizer/index.ts";
 
 export const TOOL_CALL = 151657;
 export const TOOL_CALL_END = 151658;

@@ -11,15 +11,19 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rawJsonMember } from "../../src/clients/json-member.ts";
-import { SampleCounter, tracesToGroup } from "../../src/miles/convert.ts";
-import { groupSamples, sampleViolations } from "../../src/miles/sample.ts";
-import { createRenderer } from "../../src/renderers/index.ts";
-import { JinjaRenderer } from "../../src/renderers/jinja.ts";
-import { pyJsonLoads } from "../../src/renderers/py-json.ts";
-import type { ParsedResponse, RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
+import { rawJsonMember } from "../../packages/core/src/clients/json-member.ts";
+import { SampleCounter, tracesToGroup } from "../../packages/core/src/miles/convert.ts";
+import { groupSamples, sampleViolations } from "../../packages/core/src/miles/sample.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
+import { pyJsonLoads } from "../../packages/core/src/renderers/py-json.ts";
+import type {
+  ParsedResponse,
+  RenderMessage,
+  RenderTool,
+} from "../../packages/core/src/renderers/renderer.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { ENDOFTEXT, FuzzGenerator, IM_END } from "./fuzz-gen.ts";
 
 const COUNT = Number(process.env.FUZZ_COUNT ?? 200_000);

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { finalAttemptFailed, SampleCounter, tracesToGroup } from "../../src/miles/convert.ts";
-import { groupSamples } from "../../src/miles/sample.ts";
+import { finalAttemptFailed, SampleCounter, tracesToGroup } from "../../packages/core/src/miles/convert.ts";
+import { groupSamples } from "../../packages/core/src/miles/sample.ts";
 import { trace } from "../miles/traces.ts";
 
 const aborted = [{ type: "TurnAbortedError", message: "generation aborted by the engine" }];

@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
-import { readTraces } from "../../src/outputs/traces-file.ts";
+import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { BIN, lineCount, onlyRunDir, ROOT, startCli, waitFor } from "../cli/cli-helpers.ts";
 
 /** Reads NDJSON lines of a streaming POST as they arrive. */

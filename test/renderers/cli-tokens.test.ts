@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadCases } from "./fixture-cases.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-// The lead wires `tokens` into the main CLI; until then (or without it) use the standalone entry.
-const mainSrc = readFileSync(join(root, "src/cli/main.ts"), "utf8");
-const entry = mainSrc.includes("registerTokensCommand") ? "src/cli/main.ts" : "src/cli/tokens/standalone.ts";
+const entry = "packages/cli/src/main.ts";
 
 function cliOp(
   op: string,

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createRenderer, isQwen3Model, JinjaRenderer, Qwen3Renderer } from "../../src/renderers/index.ts";
-import { qwen3TokenizerDir } from "../../src/tokenizer/index.ts";
+import {
+  createRenderer,
+  isQwen3Model,
+  JinjaRenderer,
+  Qwen3Renderer,
+} from "../../packages/core/src/renderers/index.ts";
+import { qwen3TokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 
 test("qwen3 names get the hand-written renderer with the given config", () => {
   for (const name of ["qwen3", "Qwen/Qwen3-8B", "Qwen/Qwen3-0.6B", "qwen/qwen3-30b-a3b"]) {

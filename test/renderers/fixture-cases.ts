@@ -6,8 +6,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseJsonKeepingFloats } from "../../src/renderers/py-json.ts";
-import { Qwen3Renderer } from "../../src/renderers/qwen3.ts";
+import { parseJsonKeepingFloats } from "../../packages/core/src/renderers/py-json.ts";
+import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
 import { sharedFixturePath } from "../shared-fixtures.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));

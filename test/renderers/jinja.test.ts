@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { JinjaRenderer } from "../../src/renderers/jinja.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { loadCases } from "./fixture-cases.ts";
 
 const tok = loadTokenizer();

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mulberry32 } from "../../src/random.ts";
-import { JinjaRenderer } from "../../src/renderers/jinja.ts";
-import { Qwen3Renderer } from "../../src/renderers/qwen3.ts";
-import { loadTokenizer } from "../../src/tokenizer/index.ts";
+import { mulberry32 } from "../../packages/core/src/random.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
+import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { ConversationGen, TOOLS } from "./random-conversations.ts";
 
 const tok = loadTokenizer();

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PyFloat, parseJsonKeepingFloats, pyFloatRepr, pyJsonDumps } from "../../src/renderers/py-json.ts";
-import { pyLstrip, pyRstrip, pyStrip } from "../../src/text/python-str.ts";
+import {
+  PyFloat,
+  parseJsonKeepingFloats,
+  pyFloatRepr,
+  pyJsonDumps,
+} from "../../packages/core/src/renderers/py-json.ts";
+import { pyLstrip, pyRstrip, pyStrip } from "../../packages/core/src/text/python-str.ts";
 
 test("pyJsonDumps matches json.dumps(ensure_ascii=False) (expected strings from CPython 3.11)", () => {
   const src = '{"b": 1, "2": [1.0, 2.5e-7, 1e16, 123456789012345678901], "1": {"z": 0, "10": true}}';
@@ -44,7 +49,7 @@ test("Python strip semantics: whitespace set and explicit chars", () => {
 });
 
 test("tool-call JSON is read like Python json.loads (NaN/Infinity accepted, other junk not)", async () => {
-  const { parseToolCallJson } = await import("../../src/renderers/tool-call-json.ts");
+  const { parseToolCallJson } = await import("../../packages/core/src/renderers/tool-call-json.ts");
   const ok = parseToolCallJson('{"name": "f", "arguments": {"x": NaN, "y": -Infinity}}');
   assert.equal(ok.status, "ok");
   assert.ok(Number.isNaN((ok.arguments as { x: number }).x));

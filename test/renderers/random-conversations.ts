@@ -1,6 +1,6 @@
 /** Seeded random conversations for property tests (deterministic: same seed, same cases). */
 
-import type { RenderMessage, RenderTool } from "../../src/renderers/renderer.ts";
+import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
 
 // NFC-stable pieces (so decode(encode(x)) === x) including boundary-sensitive whitespace.
 const PIECES = [

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { RenderedTokens } from "../../src/renderers/renderer.ts";
+import type { RenderedTokens } from "../../packages/core/src/renderers/renderer.ts";
 import {
   contentTokenSpansByRole,
   messageTokenSpans,
   roleTokenSpans,
   tokensByRole,
   tokensPerMessage,
-} from "../../src/renderers/token-spans.ts";
+} from "../../packages/core/src/renderers/token-spans.ts";
 import { type Case, loadCases, plain, rendererFor } from "./fixture-cases.ts";
 
 function derived(r: RenderedTokens) {

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { z } from "zod";
-import { loadConfig } from "../../src/config/load.ts";
-import { loadEnvironment } from "../../src/environment.ts";
-import { ConfigError } from "../../src/errors.ts";
-import { defineTaskset } from "../../src/task.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { ConfigError } from "../../packages/core/src/errors.ts";
+import { defineTaskset } from "../../packages/core/src/task.ts";
 
 const taskset = defineTaskset({
   id: "cfg",

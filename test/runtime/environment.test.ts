@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTaskset } from "../../src/task.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
+import { defineTaskset } from "../../packages/core/src/task.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { envFor } from "./helpers/env.ts";
 import { ScriptedClient, say } from "./helpers/scripted-client.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { shouldRetry } from "../../src/retries.ts";
-import { defineTaskset, type Taskset } from "../../src/task.ts";
-import { contentText } from "../../src/types.ts";
+import { shouldRetry } from "../../packages/core/src/retries.ts";
+import { defineTaskset, type Taskset } from "../../packages/core/src/task.ts";
+import { contentText } from "../../packages/core/src/types.ts";
 import { envFor } from "./helpers/env.ts";
 import { bisectGame } from "./helpers/games.ts";
 import { callTool, ScriptedClient, say } from "./helpers/scripted-client.ts";

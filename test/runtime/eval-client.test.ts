@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createEvalClient, EvalClient } from "../../src/clients/eval.ts";
+import { createEvalClient, EvalClient } from "../../packages/core/src/clients/eval.ts";
 import { completion, startProvider } from "./helpers/provider.ts";
 
 test("EvalClient sends OpenAI JSON and parses reasoning and tool calls into envroll messages", async () => {

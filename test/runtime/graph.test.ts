@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ModelResponse } from "../../src/clients/client.ts";
-import { branchRecords } from "../../src/trace/branches.ts";
-import { messageHash } from "../../src/trace/hash.ts";
-import { Trace } from "../../src/trace/trace.ts";
-import type { AssistantMessage, Message } from "../../src/types.ts";
+import type { ModelResponse } from "../../packages/core/src/clients/client.ts";
+import { branchRecords } from "../../packages/core/src/trace/branches.ts";
+import { messageHash } from "../../packages/core/src/trace/hash.ts";
+import { Trace } from "../../packages/core/src/trace/trace.ts";
+import type { AssistantMessage, Message } from "../../packages/core/src/types.ts";
 import { END, ScriptedClient, say, toyRender } from "./helpers/scripted-client.ts";
 
 const sys: Message = { role: "system", content: "be brief" };
@@ -187,7 +187,7 @@ test("toy render sanity: the sampled assistant tokens re-render identically", ()
 });
 
 test("end to end with token ids: each turn after a tool result gets `previous`, and the branch is exact", async () => {
-  const { defineTaskset } = await import("../../src/task.ts");
+  const { defineTaskset } = await import("../../packages/core/src/task.ts");
   const { envFor } = await import("./helpers/env.ts");
   const { callTool } = await import("./helpers/scripted-client.ts");
   const ts = defineTaskset({

@@ -3,7 +3,7 @@
  * token-producing scripted model, so everything measured is envroll (trace graph, scoring,
  * semaphore, records). Run: node --import tsx test/runtime/overhead.bench.ts [rollouts]
  */
-import { defineTaskset } from "../../src/task.ts";
+import { defineTaskset } from "../../packages/core/src/task.ts";
 import { envFor } from "./helpers/env.ts";
 import { ScriptedClient, say } from "./helpers/scripted-client.ts";
 

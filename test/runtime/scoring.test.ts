@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { GroupRewardError } from "../../src/errors.ts";
-import { ordered } from "../../src/scoring.ts";
-import { defineTaskset, type Taskset } from "../../src/task.ts";
+import { GroupRewardError } from "../../packages/core/src/errors.ts";
+import { ordered } from "../../packages/core/src/scoring.ts";
+import { defineTaskset, type Taskset } from "../../packages/core/src/task.ts";
 import { envFor } from "./helpers/env.ts";
 import { ScriptedClient, say } from "./helpers/scripted-client.ts";
 
@@ -174,8 +174,8 @@ test("a group reward with n < 2 is a config error raised before anything runs", 
 });
 
 test("offline scoring skips runtime-bound handlers", async () => {
-  const { scoreTrace } = await import("../../src/scoring.ts");
-  const { Trace } = await import("../../src/trace/trace.ts");
+  const { scoreTrace } = await import("../../packages/core/src/scoring.ts");
+  const { Trace } = await import("../../packages/core/src/trace/trace.ts");
   const t = Trace.fromReplies({ idx: 0 }, [{ role: "user", content: "q" }, say("ans")]);
   await scoreTrace(
     {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { test } from "node:test";
-import { createRuntime, registerRuntime, runtimeTypes } from "../../src/runtimes/index.ts";
-import { SubprocessRuntime } from "../../src/runtimes/subprocess.ts";
+import { createRuntime, registerRuntime, runtimeTypes } from "../../packages/core/src/runtimes/index.ts";
+import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.ts";
 
 test("subprocess runtime: workdir files, exit codes, env allowlist, cleanup", async () => {
   process.env["ENVROLL_SECRET_TEST"] = "leak";

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { after, before, type TestContext, test } from "node:test";
-import { probeSandbox } from "../../src/runtimes/sandbox/probe.ts";
-import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
+import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
+import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
 import { leftovers, newMarker, processesWith, runPython } from "./helpers.ts";
 
 // Where bubblewrap cannot run at all these tests are skipped with the reason (never passed silently).

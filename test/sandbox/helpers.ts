@@ -1,8 +1,8 @@
 /** Shared helpers for the sandbox suite. */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import type { ProgramResult } from "../../src/runtimes/runtime.ts";
-import { SandboxRuntime, type SandboxSpec } from "../../src/runtimes/sandbox.ts";
+import type { ProgramResult } from "../../packages/core/src/runtimes/runtime.ts";
+import { SandboxRuntime, type SandboxSpec } from "../../packages/core/src/runtimes/sandbox.ts";
 
 /** Pids whose command line contains `marker` (a leftover-process check that cannot match the test itself). */
 export function processesWith(marker: string): number[] {

@@ -3,11 +3,15 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { test } from "node:test";
-import { SandboxError } from "../../src/errors.ts";
-import { createRuntime } from "../../src/runtimes/index.ts";
-import { ALL_FEATURES, bwrapCommand, bwrapFeatures } from "../../src/runtimes/sandbox/command.ts";
-import { probeSandbox } from "../../src/runtimes/sandbox/probe.ts";
-import { SandboxRuntime, SandboxSpecSchema } from "../../src/runtimes/sandbox.ts";
+import { SandboxError } from "../../packages/core/src/errors.ts";
+import { createRuntime } from "../../packages/core/src/runtimes/index.ts";
+import {
+  ALL_FEATURES,
+  bwrapCommand,
+  bwrapFeatures,
+} from "../../packages/core/src/runtimes/sandbox/command.ts";
+import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
+import { SandboxRuntime, SandboxSpecSchema } from "../../packages/core/src/runtimes/sandbox.ts";
 import { leftovers, runPython } from "./helpers.ts";
 
 const isRoot = process.getuid?.() === 0;

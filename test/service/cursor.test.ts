@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
-import { epochOrder, freshCursorState, TaskCursor } from "../../src/service/cursor.ts";
-import { ScopedClient } from "../../src/service/scoped-client.ts";
+import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
+import { epochOrder, freshCursorState, TaskCursor } from "../../packages/core/src/service/cursor.ts";
+import { ScopedClient } from "../../packages/core/src/service/scoped-client.ts";
 
 describe("task cursor", () => {
   it("shuffled epochs are seeded permutations, different per epoch", () => {

@@ -5,7 +5,7 @@
  *   node --import tsx test/service/engine-cli.ts engine --port 0 --policy reference
  */
 import { Command } from "commander";
-import { registerEngineCommand } from "../../src/cli/engine.ts";
+import { registerEngineCommand } from "../../packages/cli/src/engine.ts";
 
 const program = new Command().name("envroll");
 registerEngineCommand(program);

@@ -1,7 +1,11 @@
 /** A fake RolloutEnvironment and Client for service tests: no engine, controllable timing. */
-import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
-import type { EnvironmentInfo, GroupRun, RolloutEnvironment } from "../../src/service/backend.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
+import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
+import type {
+  EnvironmentInfo,
+  GroupRun,
+  RolloutEnvironment,
+} from "../../packages/core/src/service/backend.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { branch, trace } from "../miles/traces.ts";
 
 export class FakeClient implements Client {

@@ -9,7 +9,7 @@
  * requires_group_scoring, dialect, streaming}
  */
 import { readFileSync } from "node:fs";
-import { startService } from "../../src/service/server.ts";
+import { startService } from "../../packages/core/src/service/server.ts";
 import { branch } from "../miles/traces.ts";
 import { FakeClient, FakeEnv } from "./fake-env.ts";
 

@@ -5,7 +5,7 @@
  *   node --import tsx test/service/serve-cli.ts serve <config.toml> [--port 0] [--state-dir DIR]
  */
 import { Command } from "commander";
-import { registerServeCommand } from "../../src/cli/serve.ts";
+import { registerServeCommand } from "../../packages/cli/src/serve.ts";
 
 const program = new Command().name("envroll");
 registerServeCommand(program);

@@ -1,9 +1,9 @@
 /** Every code-golf problem is well-posed: its reference solution prints exactly `expected`. */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
-import { evaluateProgram } from "../../src/tasksets/code-golf/evaluate.ts";
-import { ALL_SPECS, EXTRA_SPECS } from "../../src/tasksets/code-golf/specs.ts";
+import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
+import { evaluateProgram } from "../../packages/core/src/tasksets/code-golf/evaluate.ts";
+import { ALL_SPECS, EXTRA_SPECS } from "../../packages/core/src/tasksets/code-golf/specs.ts";
 
 // The sandbox when bubblewrap works (as in CI); rlimits-only elsewhere, so these tests of the
 // taskset's logic still run — isolation itself is test/sandbox's job.

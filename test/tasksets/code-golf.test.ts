@@ -1,11 +1,15 @@
 /** code-golf against verifiers 0.2.0's records (fixtures/code_golf_v1.json) and its bonus rules. */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { SandboxRuntime } from "../../src/runtimes/sandbox.ts";
-import type { TraceView } from "../../src/task.ts";
-import codeGolf, { type CodeGolfData, makeTask, SYSTEM } from "../../src/tasksets/code-golf/index.ts";
-import { extractProgram, PROGRAM_RE } from "../../src/tasksets/code-golf/program.ts";
-import { REFERENCE_SPECS } from "../../src/tasksets/code-golf/specs.ts";
+import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
+import type { TraceView } from "../../packages/core/src/task.ts";
+import codeGolf, {
+  type CodeGolfData,
+  makeTask,
+  SYSTEM,
+} from "../../packages/core/src/tasksets/code-golf/index.ts";
+import { extractProgram, PROGRAM_RE } from "../../packages/core/src/tasksets/code-golf/program.ts";
+import { REFERENCE_SPECS } from "../../packages/core/src/tasksets/code-golf/specs.ts";
 import { readSharedFixture } from "../shared-fixtures.ts";
 import { traceView } from "./trace-view.ts";
 

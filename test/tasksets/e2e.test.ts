@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadConfig } from "../../src/config/load.ts";
-import { loadEnvironment } from "../../src/environment.ts";
-import { builtinTasksets } from "../../src/tasksets/index.ts";
-import type { TraceRecord } from "../../src/trace/record.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { builtinTasksets } from "../../packages/core/src/tasksets/index.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { SolverClient } from "./solver-client.ts";
 
 async function runGroups(id: string, toml: string, groups: number, n: number, seed = 1, tasksetKeys = "") {

@@ -1,10 +1,13 @@
 /** guess-number: the simulated user, the stops and the reward, driven turn by turn. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { TraceView } from "../../src/task.ts";
-import { readGuess } from "../../src/tasksets/guess-number/game.ts";
-import guessNumber, { type GuessNumberData, secretFor } from "../../src/tasksets/guess-number/index.ts";
-import type { Message } from "../../src/types.ts";
+import type { TraceView } from "../../packages/core/src/task.ts";
+import { readGuess } from "../../packages/core/src/tasksets/guess-number/game.ts";
+import guessNumber, {
+  type GuessNumberData,
+  secretFor,
+} from "../../packages/core/src/tasksets/guess-number/index.ts";
+import type { Message } from "../../packages/core/src/types.ts";
 import { traceView } from "./trace-view.ts";
 
 const reward = guessNumber.rewards!.find((r) => r.name === "win")!;

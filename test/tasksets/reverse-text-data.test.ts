@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { test } from "node:test";
-import { COUNTS, generate, toJsonl } from "../../data/reverse-text/generate.ts";
+import { COUNTS, generate, toJsonl } from "../../packages/core/data/reverse-text/generate.ts";
 
-const dir = new URL("../../data/reverse-text/", import.meta.url);
+const dir = new URL("../../packages/core/data/reverse-text/", import.meta.url);
 
 test("train/test.jsonl are byte-identical to a fresh run of the seeded generator", () => {
   const { train, test: held } = generate();

@@ -5,9 +5,9 @@ import reverseText, {
   makeTask,
   ReverseTextDataSchema,
   SYSTEM,
-} from "../../src/tasksets/reverse-text/index.ts";
-import { extractReversed } from "../../src/tasksets/reverse-text/reward.ts";
-import { pyStrip, reverseCodePoints } from "../../src/text/python-str.ts";
+} from "../../packages/core/src/tasksets/reverse-text/index.ts";
+import { extractReversed } from "../../packages/core/src/tasksets/reverse-text/reward.ts";
+import { pyStrip, reverseCodePoints } from "../../packages/core/src/text/python-str.ts";
 import { readSharedFixture } from "../shared-fixtures.ts";
 import { traceView } from "./trace-view.ts";
 

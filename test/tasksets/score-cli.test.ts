@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { scoreStream } from "../../src/cli/score.ts";
-import { builtinTasksets } from "../../src/tasksets/index.ts";
+import { scoreStream } from "../../packages/cli/src/score.ts";
+import { builtinTasksets } from "../../packages/core/src/tasksets/index.ts";
 import { readSharedFixture } from "../shared-fixtures.ts";
 
 async function score(id: string, lines: unknown[], runtime = true): Promise<{ out: any[]; failed: number }> {
@@ -100,7 +100,7 @@ test("bad lines print an error naming the line and scoring continues", async () 
 test("the command reads stdin and writes one JSON line per input line", () => {
   const driver = `
     import { Command } from "commander";
-    import { registerScoreCommand } from "./src/cli/score.ts";
+    import { registerScoreCommand } from "./packages/cli/src/score.ts";
     const p = new Command(); registerScoreCommand(p);
     await p.parseAsync(["node", "envroll", "score", "reverse-text", "--jsonl"]);`;
   const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", driver], {

@@ -4,10 +4,10 @@
  * assistant message with tool calls. This drives every built-in taskset end to end through the
  * real Environment without a model.
  */
-import type { Client, ModelRequest, ModelResponse } from "../../src/clients/client.ts";
-import { findSolver } from "../../src/engine/policies/reference/index.ts";
-import { hashString, mulberry32 } from "../../src/random.ts";
-import { type AssistantMessage, contentText, type Message } from "../../src/types.ts";
+import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
+import { hashString, mulberry32 } from "../../packages/core/src/random.ts";
+import { type AssistantMessage, contentText, type Message } from "../../packages/core/src/types.ts";
+import { findSolver } from "../../packages/engine/src/policies/reference/index.ts";
 
 export function qwenText(messages: readonly Message[]): string {
   let out = "";

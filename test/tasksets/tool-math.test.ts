@@ -1,12 +1,12 @@
 /** tool-math: the tools, the generated problems, the answer check and the metric. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runToolCall } from "../../src/interception/tools.ts";
-import { isCorrect, parseAnswer } from "../../src/tasksets/tool-math/answer.ts";
-import { evaluate } from "../../src/tasksets/tool-math/expression.ts";
-import toolMath, { generateTasks, SYSTEM } from "../../src/tasksets/tool-math/index.ts";
-import { parseQuestion, solve, TEMPLATES } from "../../src/tasksets/tool-math/problems.ts";
-import { convert } from "../../src/tasksets/tool-math/units.ts";
+import { runToolCall } from "../../packages/core/src/interception/tools.ts";
+import { isCorrect, parseAnswer } from "../../packages/core/src/tasksets/tool-math/answer.ts";
+import { evaluate } from "../../packages/core/src/tasksets/tool-math/expression.ts";
+import toolMath, { generateTasks, SYSTEM } from "../../packages/core/src/tasksets/tool-math/index.ts";
+import { parseQuestion, solve, TEMPLATES } from "../../packages/core/src/tasksets/tool-math/problems.ts";
+import { convert } from "../../packages/core/src/tasksets/tool-math/units.ts";
 import { traceView } from "./trace-view.ts";
 
 const tools = typeof toolMath.tools === "function" ? [] : toolMath.tools!;

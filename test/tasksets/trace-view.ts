@@ -1,6 +1,6 @@
 /** A plain TraceView for testing handlers directly (TraceView is an interface; this is one). */
-import type { TraceView } from "../../src/task.ts";
-import type { Message } from "../../src/types.ts";
+import type { TraceView } from "../../packages/core/src/task.ts";
+import type { Message } from "../../packages/core/src/types.ts";
 
 export function traceView(over: Partial<TraceView> & { lastReply?: string } = {}): TraceView {
   const lastReply = over.lastReply ?? "";

@@ -3,10 +3,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { mulberry32 } from "../../src/random.ts";
-import { BytePairModel, mergeByHeap, mergeByScan } from "../../src/tokenizer/bpe.ts";
-import { BYTE_TO_CHAR } from "../../src/tokenizer/byte-level.ts";
-import { loadTokenizer, qwen3TokenizerDir } from "../../src/tokenizer/index.ts";
+import { mulberry32 } from "../../packages/core/src/random.ts";
+import { BytePairModel, mergeByHeap, mergeByScan } from "../../packages/core/src/tokenizer/bpe.ts";
+import { BYTE_TO_CHAR } from "../../packages/core/src/tokenizer/byte-level.ts";
+import { loadTokenizer, qwen3TokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 import { readSharedFixture } from "../shared-fixtures.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -3,8 +3,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startEngine } from "../../src/engine/index.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
 import { LONG, untilStarted } from "../engine/wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(40).fill(9707), 151645, 198, 151644, 77091, 198];

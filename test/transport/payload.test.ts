@@ -3,12 +3,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { type EngineHandle, startEngine } from "../../src/engine/index.ts";
 import {
   OverlongPromptError,
   SglangTransport,
   type SglangTransportOptions,
-} from "../../src/transport/index.ts";
+} from "../../packages/core/src/transport/index.ts";
+import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 
 let engine: EngineHandle;
 const seen: { body: Record<string, unknown>; headers: Record<string, unknown> }[] = [];

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startEngine } from "../../src/engine/index.ts";
-import { SglangTransport } from "../../src/transport/index.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
 
 const PROMPT = [151644, 872, 198, 9707, 11, 1879, 151645, 198, 151644, 77091, 198];
 

@@ -13,7 +13,7 @@ import {
   ResponseShapeError,
   type RetryOptions,
   SglangTransport,
-} from "../../src/transport/index.ts";
+} from "../../packages/core/src/transport/index.ts";
 import { type Step, startScripted } from "./scripted-server.ts";
 
 const FAST: RetryOptions = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5 };

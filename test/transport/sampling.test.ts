@@ -5,8 +5,8 @@ import {
   capMaxNewTokens,
   OverlongPromptError,
   unionIds,
-} from "../../src/transport/index.ts";
-import { requestedMaxTokens } from "../../src/transport/sampling.ts";
+} from "../../packages/core/src/transport/index.ts";
+import { requestedMaxTokens } from "../../packages/core/src/transport/sampling.ts";
 
 const ctx = {
   stopTokenIds: [151645, 151643],

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SessionTable, SglangTransport } from "../../src/transport/index.ts";
+import { SessionTable, SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { startScripted } from "./scripted-server.ts";
 
 test("the session LRU stays at its bound after 100,000 sessions", () => {

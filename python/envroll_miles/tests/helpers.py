@@ -59,7 +59,7 @@ def wait_idle(client, timeout: float = 10.0) -> None:
 def spawn_engine(token_latency_ms: int):
     """Generator for a module fixture: the built-in engine (reference policy) on a free port, slowed
     per token so that aborts land on requests really in flight; yields its URL, stops it after."""
-    cmd = ["node", str(REPO / "bin" / "envroll.mjs"), "engine", "--port", "0", "--policy", "reference",
+    cmd = ["node", str(REPO / "packages" / "cli" / "bin" / "envroll.mjs"), "engine", "--port", "0", "--policy", "reference",
            "--token-latency-ms", str(token_latency_ms)]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout is not None

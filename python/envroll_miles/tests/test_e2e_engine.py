@@ -23,9 +23,9 @@ from envroll_miles.samples import envroll_meta, flatten
 
 pytestmark = needs_node
 
-REVERSE_TEXT = REPO / "src" / "tasksets" / "reverse-text" / "index.ts"
-TOOL_MATH = REPO / "src" / "tasksets" / "tool-math" / "index.ts"
-CODE_GOLF = REPO / "src" / "tasksets" / "code-golf" / "index.ts"
+REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" / "index.ts"
+TOOL_MATH = REPO / "packages" / "core" / "src" / "tasksets" / "tool-math" / "index.ts"
+CODE_GOLF = REPO / "packages" / "core" / "src" / "tasksets" / "code-golf" / "index.ts"
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def engine():
 @pytest.fixture
 def real_service(engine, tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
-    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'bin' / 'envroll.mjs'}")
+    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'packages' / 'cli' / 'bin' / 'envroll.mjs'}")
     made = []
 
     def make(taskset: Path = REVERSE_TEXT, num_tasks: int | None = None, **overrides):

@@ -25,8 +25,8 @@ from envroll_miles.miles_types import load_types
 
 pytestmark = needs_node
 
-BIN = REPO / "bin" / "envroll.mjs"
-REVERSE_TEXT = REPO / "src" / "tasksets" / "reverse-text" / "index.ts"
+BIN = REPO / "packages" / "cli" / "bin" / "envroll.mjs"
+REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" / "index.ts"
 
 
 @pytest.fixture(scope="module")

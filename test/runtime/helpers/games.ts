@@ -3,8 +3,8 @@
  * "higher"/"lower" and ends the game by setting state that the task's stop condition reads.
  * The policy bisects using only what the model would see.
  */
-import { defineTaskset, type UserSimulator } from "../../../src/task.ts";
-import type { Message, TaskData } from "../../../src/types.ts";
+import { defineTaskset, type UserSimulator } from "../../../packages/core/src/task.ts";
+import type { Message, TaskData } from "../../../packages/core/src/types.ts";
 import { say } from "./scripted-client.ts";
 
 interface GuessData extends TaskData {

@@ -6,8 +6,13 @@
  * sampled but never re-rendered into history.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import type { Client, ModelRequest, ModelResponse, TurnTokens } from "../../../src/clients/client.ts";
-import { type AssistantMessage, contentText, type Message } from "../../../src/types.ts";
+import type {
+  Client,
+  ModelRequest,
+  ModelResponse,
+  TurnTokens,
+} from "../../../packages/core/src/clients/client.ts";
+import { type AssistantMessage, contentText, type Message } from "../../../packages/core/src/types.ts";
 
 export type Policy = (
   messages: readonly Message[],

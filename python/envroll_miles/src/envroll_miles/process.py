@@ -1,8 +1,8 @@
 """Start the envroll rollout service as a child process, or find the one to connect to.
 
 The service is TypeScript (``envroll serve``). Command resolution, first match wins:
-``ENVROLL_SERVE_COMMAND`` (e.g. ``node /opt/envroll/bin/envroll.mjs``); ``ENVROLL_HOME``
-(a checkout: ``node $ENVROLL_HOME/bin/envroll.mjs``); the checkout this package sits in (an
+``ENVROLL_SERVE_COMMAND`` (e.g. ``node /opt/envroll/packages/cli/bin/envroll.mjs``); ``ENVROLL_HOME``
+(a checkout: ``node $ENVROLL_HOME/packages/cli/bin/envroll.mjs``); the checkout this package sits in (an
 editable install from ``python/envroll_miles``); else ``npx envroll``.
 """
 
@@ -31,7 +31,7 @@ def serve_command() -> list[str]:
     candidates = [Path(home)] if home else []
     candidates.append(Path(__file__).resolve().parents[4])  # <repo>/python/envroll_miles/src/envroll_miles
     for root in candidates:
-        launcher = root / "bin" / "envroll.mjs"
+        launcher = root / "packages" / "cli" / "bin" / "envroll.mjs"
         if launcher.is_file():
             return [shutil.which("node") or "node", str(launcher)]
     return [shutil.which("npx") or "npx", "envroll"]

@@ -1,0 +1,158 @@
+/**
+ * The one file of the CLI that knows the environment runtime's API: it turns a resolved config
+ * plus an endpoint choice into something that runs (task, rollout) work and streams finished
+ * TraceRecords. `eval` and `validate` only see the narrow `EvalBackend` port, so they are
+ * testable with a fake and unaffected by changes inside the runtime.
+ */
+
+import { startEngine } from "@envroll/engine";
+import type { Client } from "envroll/internal/clients/client.ts";
+import type { ClientConfig, EnvConfig } from "envroll/internal/config/schema.ts";
+import { type Environment, loadEnvironment } from "envroll/internal/environment.ts";
+import type { ResumeWork } from "envroll/internal/outputs/resume.ts";
+import type { TraceRecord } from "envroll/internal/trace/record.ts";
+import { enableThinking, makeClient } from "./client-factory.ts";
+
+/** Where model calls go: the configured client, or the built-in engine started in-process. */
+export type EndpointChoice = { kind: "builtin" } | { kind: "client"; client: ClientConfig };
+
+export interface RunOptions {
+  /** Rollouts in flight at once. */
+  concurrency: number;
+  /** Aborting stops scheduling; in-flight rollouts end (errored) and are still delivered. */
+  signal: AbortSignal;
+  /** Called once per finished rollout — for group-reward tasks once the group is scored. */
+  onTrace(trace: TraceRecord): void;
+}
+
+export interface EvalBackend {
+  /** The taskset's own id (a module path in the config still names e.g. "reverse-text"). */
+  readonly tasksetId: string;
+  /** Task indices the config selects (num_tasks, shuffle), in run order. */
+  readonly taskIndices: readonly number[];
+  isGroupTask(taskIndex: number): boolean;
+  run(work: readonly ResumeWork[], opts: RunOptions): Promise<void>;
+  /** Aborts in-flight model requests. */
+  abort(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The model name the built-in engine reports; its replies are tokenized as Qwen3. */
+export const BUILTIN_MODEL = "envroll-engine/reference";
+
+export async function openBackend(
+  config: EnvConfig,
+  endpoint: EndpointChoice,
+  say: (line: string) => void,
+): Promise<EvalBackend> {
+  const env = await loadEnvironment(config);
+  let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
+  let client: Client;
+  try {
+    if (endpoint.kind === "builtin") {
+      engine = await startEngine({ policy: "reference", modelName: BUILTIN_MODEL });
+      say(
+        `no --engine/--openai given: using the built-in engine (reference policy, not a model) at ${engine.url}`,
+      );
+      client = makeClient(
+        {
+          type: "train",
+          base_url: engine.url,
+          api_key_var: null,
+          headers: {},
+          renderer: "qwen3",
+          renderer_model_name: null,
+          pool_size: 1,
+          timeout: null,
+        },
+        config.model,
+        enableThinking(config.sampling),
+      );
+    } else {
+      client = makeClient(endpoint.client, config.model, enableThinking(config.sampling));
+    }
+  } catch (e) {
+    await env.close();
+    await engine?.close();
+    throw e;
+  }
+  return new EnvironmentBackend(env, client, engine);
+}
+
+class EnvironmentBackend implements EvalBackend {
+  readonly taskIndices: readonly number[];
+  readonly tasksetId: string;
+
+  constructor(
+    private readonly env: Environment,
+    private readonly client: Client,
+    private readonly engine: { close(): Promise<void> } | null,
+  ) {
+    this.taskIndices = env.tasks.map((_, i) => i);
+    this.tasksetId = env.taskset.id;
+  }
+
+  isGroupTask(): boolean {
+    return this.env.requiresGroupScoring;
+  }
+
+  /**
+   * Whole groups run as one episode. A partial group (resuming a task without group rewards)
+   * runs each missing rollout as a one-rollout episode and files its trace under the missing
+   * index: without group rewards, rollouts of a task are independent draws, so the slot number
+   * is only bookkeeping.
+   */
+  async run(work: readonly ResumeWork[], opts: RunOptions): Promise<void> {
+    const n = this.env.config.num_rollouts;
+    const jobs: (() => Promise<void>)[] = [];
+    let smallest = n;
+    for (const w of work) {
+      if (w.rolloutIndices.length === n) {
+        jobs.push(async () => {
+          await this.env.runGroup(w.taskIndex, n, {
+            client: this.client,
+            signal: opts.signal,
+            onTrace: opts.onTrace,
+          });
+        });
+        continue;
+      }
+      smallest = 1;
+      for (const r of w.rolloutIndices) {
+        jobs.push(async () => {
+          await this.env.runGroup(w.taskIndex, 1, {
+            client: this.client,
+            signal: opts.signal,
+            onTrace: (t) => opts.onTrace({ ...t, rollout_index: r }),
+          });
+        });
+      }
+    }
+    // The environment's semaphore bounds rollouts; this bounds how many episodes wait on it.
+    let next = 0;
+    let failure: unknown = null;
+    const worker = async () => {
+      while (failure === null && !opts.signal.aborted && next < jobs.length) {
+        const job = jobs[next++]!;
+        try {
+          await job();
+        } catch (e) {
+          failure ??= e;
+        }
+      }
+    };
+    const workers = Math.max(1, Math.min(jobs.length, Math.ceil(opts.concurrency / smallest) + 1));
+    await Promise.all(Array.from({ length: workers }, worker));
+    if (failure !== null) throw failure;
+  }
+
+  async abort(): Promise<void> {
+    await this.client.abort();
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.env.close();
+    await this.engine?.close();
+  }
+}
