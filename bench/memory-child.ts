@@ -1,6 +1,6 @@
 /**
  * Child of figure 4 (run with --expose-gc): streams N short episodes (single-turn reverse-text
- * through Environment.runEval and a real TrainClient: render, parse, trace, scoring) to a
+ * through Environment.run and a real TrainClient: render, parse, trace, scoring) to a
  * traces.jsonl written by the eval CLI's TracesWriter, and samples RSS after a forced full GC
  * every `every` episodes. Prints one JSON line: {"samples": [{episodes, rss, heapUsed}, ...]}.
  *
@@ -72,26 +72,28 @@ let done = 0;
 let errored = 0;
 const t0 = performance.now();
 try {
-  await env.runEval({
-    client,
-    taskIndices: Array.from({ length: episodes }, (_, i) => i % env.tasks.length),
-    onTrace: (r) => {
-      writer.append(r);
-      if (r.errors.length > 0) errored++;
-      if (++done % every === 0) {
-        // Retained memory only: a full collection first (the rollouts in flight stay live).
-        gc();
-        const m = process.memoryUsage();
-        samples.push({
-          episodes: done,
-          rss: m.rss,
-          heapUsed: m.heapUsed,
-          heapTotal: m.heapTotal,
-          external: m.external,
-        });
-      }
+  await env.run(
+    Array.from({ length: episodes }, (_, i) => ({ taskIndex: i % env.tasks.length })),
+    {
+      client,
+      onTrace: (r) => {
+        writer.append(r);
+        if (r.errors.length > 0) errored++;
+        if (++done % every === 0) {
+          // Retained memory only: a full collection first (the rollouts in flight stay live).
+          gc();
+          const m = process.memoryUsage();
+          samples.push({
+            episodes: done,
+            rss: m.rss,
+            heapUsed: m.heapUsed,
+            heapTotal: m.heapTotal,
+            external: m.external,
+          });
+        }
+      },
     },
-  });
+  );
 } finally {
   writer.close();
 }

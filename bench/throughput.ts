@@ -2,7 +2,7 @@
  * Figure 1 — rollout throughput against the HTTP ceiling, with the engine in its own process at
  * zero latency and one concurrency for every phase:
  *  (a) http_ceiling_rps: raw `/generate` requests/s from an undici Pool (same bodies as (b));
- *  (b) rollouts_rps: single-turn reverse-text rollouts/s through Environment.runEval with a
+ *  (b) rollouts_rps: single-turn reverse-text rollouts/s through Environment.run with a
  *      TrainClient (episode, rollout, trace, scoring);
  *  (c) tool_turns_per_s: model turns/s of 8-turn tool episodes (bench tool loop, bridged);
  * plus rollouts_vs_http_ceiling = (b)/(a) and cpu_ms_per_turn = this process's CPU / turns.

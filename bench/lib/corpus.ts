@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { mulberry32 } from "../../packages/core/src/random.ts";
 import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
 import { ROOT } from "./child.ts";
 
@@ -45,16 +46,6 @@ const WORDS = [
   ),
 ];
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function sentence(r: () => number, words: number): string {
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(r() * WORDS.length)]!);
@@ -63,7 +54,7 @@ function sentence(r: () => number, words: number): string {
 }
 
 /** One assistant tool-call turn and its tool result (turn t of a tool conversation). */
-export function toolTurn(t: number, salt: string, r: () => number = rng(t)): RenderMessage[] {
+export function toolTurn(t: number, salt: string, r: () => number = mulberry32(t)): RenderMessage[] {
   return [
     {
       role: "assistant",
@@ -88,7 +79,7 @@ export interface Conversation {
 
 /** `size` conversations; the last message of each is an assistant reply (parsed by the bench). */
 export function corpus(size: number, seed = 1): Conversation[] {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const out: Conversation[] = [];
   for (let i = 0; i < size; i++) {
     const kind = i % 3;

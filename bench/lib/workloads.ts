@@ -47,21 +47,23 @@ export interface RunStats {
   errored: number;
 }
 
-/** Runs `count` rollouts through `env.runEval` and measures wall and this process's CPU time. */
+/** Runs `count` rollouts through `env.run` and measures wall and this process's CPU time. */
 export async function timedEval(env: Environment, client: TrainClient, count: number): Promise<RunStats> {
   let turns = 0;
   let errored = 0;
   const taskIndices = cycle(env, count);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await env.runEval({
-    client,
-    taskIndices,
-    onTrace: (r: TraceRecord) => {
-      turns += r.num_turns;
-      if (r.errors.length > 0) errored++;
+  await env.run(
+    taskIndices.map((taskIndex) => ({ taskIndex })),
+    {
+      client,
+      onTrace: (r: TraceRecord) => {
+        turns += r.num_turns;
+        if (r.errors.length > 0) errored++;
+      },
     },
-  });
+  );
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, rollouts: count, turns, errored };

@@ -46,7 +46,7 @@ test("an engine restart mid-eval costs retries, not rollouts", { timeout: 120_00
     }
   };
   try {
-    await env.runEval({ client, onGroup });
+    await env.run(undefined, { client, onGroup });
     const traces = [...groups.values()].flat();
     const outcomes = traces.map(checkTrace);
     console.log(

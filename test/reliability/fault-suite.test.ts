@@ -62,7 +62,7 @@ test(
     const ticker = abortAllTicker(engine, 700, () => client.abort());
     const groups = new Map<number, TraceRecord[]>();
     try {
-      const summary = await env.runEval({
+      const summary = await env.run(undefined, {
         client,
         onGroup: (i, records) => {
           assert.ok(!groups.has(i), `group ${i} delivered twice`);
@@ -90,7 +90,7 @@ test(
       };
       console.log(JSON.stringify(counts));
 
-      assert.equal(summary.numTraces, 200);
+      assert.equal(summary.num_traces, 200);
       assert.deepEqual(lost, []);
       assert.equal(engine.stats().inFlight, 0, "a request is still running on the engine");
       // Every kind actually fired, and abort-all landed on running requests.

@@ -11,7 +11,7 @@ const tasks = defineTaskset({
   rewards: [{ name: "echo", fn: ({ trace }) => Number(trace.lastReply) }],
 });
 
-test("runEval streams every trace under the global semaphore and summarizes", async () => {
+test("run streams every trace under the global semaphore and summarizes", async () => {
   let inflight = 0;
   let peak = 0;
   const client = new ScriptedClient(async (m) => {
@@ -24,7 +24,7 @@ test("runEval streams every trace under the global semaphore and summarizes", as
   const env = await envFor(tasks, "num_rollouts = 2", { "harness.id": "null" });
   const seen: TraceRecord[] = [];
   const groups: number[] = [];
-  const summary = await env.runEval({
+  const summary = await env.run(undefined, {
     client,
     concurrency: 3,
     onTrace: (r) => seen.push(r),
@@ -37,8 +37,8 @@ test("runEval streams every trace under the global semaphore and summarizes", as
   assert.equal(seen.length, 12);
   assert.equal(groups.length, 6);
   assert.ok(peak <= 3, `peak in-flight rollouts ${peak} ≤ 3`);
-  assert.equal(summary.numTraces, 12);
-  assert.equal(summary.meanReward, 2.5, "mean of 0..5");
+  assert.equal(summary.num_traces, 12);
+  assert.equal(summary.reward.mean, 2.5, "mean of 0..5");
   assert.deepEqual(summary.rewards, { echo: 2.5 });
   assert.deepEqual(
     new Set(client.requests.map((r) => r.sampling["seed"])),
@@ -54,7 +54,7 @@ test("runEval streams every trace under the global semaphore and summarizes", as
   );
   // The override was for that run only: the next one is bounded by max_concurrent (128) again.
   peak = 0;
-  await env.runEval({ client });
+  await env.run(undefined, { client });
   assert.ok(peak > 3, `peak ${peak} > 3 once the per-run concurrency is gone`);
 });
 
@@ -65,7 +65,7 @@ test("an abort stops scheduling and cancels in-flight turns", async () => {
   const seen: TraceRecord[] = [];
   setTimeout(() => ac.abort(), 100);
   const started = Date.now();
-  await env.runEval({ client, signal: ac.signal, onTrace: (r) => seen.push(r) });
+  await env.run(undefined, { client, signal: ac.signal, onTrace: (r) => seen.push(r) });
   assert.ok(Date.now() - started < 2000, "did not wait for the slow model");
   // Groups already handed to the semaphore come back at once as cancelled traces; no new
   // group is scheduled and nothing queued reaches the model.

@@ -20,7 +20,7 @@ const client = new ScriptedClient(() => say("hello world"), { tokens: true });
 const env = await envFor(ts, "num_rollouts = 4\nmax_concurrent = 256", { "harness.id": "null" });
 const t0 = performance.now();
 let n = 0;
-await env.runEval({ client, onTrace: () => void n++ });
+await env.run(undefined, { client, onTrace: () => void n++ });
 const ms = performance.now() - t0;
 const rss = process.memoryUsage().rss / 1e6;
 console.log(

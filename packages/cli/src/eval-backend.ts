@@ -10,6 +10,7 @@ import type { Client } from "envroll/internal/clients/client.ts";
 import type { ClientConfig, EnvConfig } from "envroll/internal/config/schema.ts";
 import { type Environment, loadEnvironment } from "envroll/internal/environment.ts";
 import type { ResumeWork } from "envroll/internal/outputs/resume.ts";
+import type { Taskset } from "envroll/internal/task.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { enableThinking, makeClient } from "./client-factory.ts";
 
@@ -44,8 +45,9 @@ export async function openBackend(
   config: EnvConfig,
   endpoint: EndpointChoice,
   say: (line: string) => void,
+  taskset?: Taskset<any, any>,
 ): Promise<EvalBackend> {
-  const env = await loadEnvironment(config);
+  const env = await loadEnvironment(config, taskset ? { taskset } : {});
   let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
   let client: Client;
   try {
@@ -96,54 +98,13 @@ class EnvironmentBackend implements EvalBackend {
     return this.env.requiresGroupScoring;
   }
 
-  /**
-   * Whole groups run as one episode. A partial group (resuming a task without group rewards)
-   * runs each missing rollout as a one-rollout episode and files its trace under the missing
-   * index: without group rewards, rollouts of a task are independent draws, so the slot number
-   * is only bookkeeping.
-   */
   async run(work: readonly ResumeWork[], opts: RunOptions): Promise<void> {
-    const n = this.env.config.num_rollouts;
-    const jobs: (() => Promise<void>)[] = [];
-    let smallest = n;
-    for (const w of work) {
-      if (w.rolloutIndices.length === n) {
-        jobs.push(async () => {
-          await this.env.runGroup(w.taskIndex, n, {
-            client: this.client,
-            signal: opts.signal,
-            onTrace: opts.onTrace,
-          });
-        });
-        continue;
-      }
-      smallest = 1;
-      for (const r of w.rolloutIndices) {
-        jobs.push(async () => {
-          await this.env.runGroup(w.taskIndex, 1, {
-            client: this.client,
-            signal: opts.signal,
-            onTrace: (t) => opts.onTrace({ ...t, rollout_index: r }),
-          });
-        });
-      }
-    }
-    // The environment's semaphore bounds rollouts; this bounds how many episodes wait on it.
-    let next = 0;
-    let failure: unknown = null;
-    const worker = async () => {
-      while (failure === null && !opts.signal.aborted && next < jobs.length) {
-        const job = jobs[next++]!;
-        try {
-          await job();
-        } catch (e) {
-          failure ??= e;
-        }
-      }
-    };
-    const workers = Math.max(1, Math.min(jobs.length, Math.ceil(opts.concurrency / smallest) + 1));
-    await Promise.all(Array.from({ length: workers }, worker));
-    if (failure !== null) throw failure;
+    await this.env.run(work, {
+      client: this.client,
+      concurrency: opts.concurrency,
+      signal: opts.signal,
+      onTrace: opts.onTrace,
+    });
   }
 
   async abort(): Promise<void> {

@@ -10,17 +10,17 @@
 
 import { setMaxListeners } from "node:events";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { loadConfig } from "envroll/internal/config/index.ts";
+import { loadConfigAndTaskset, readConfigFile } from "envroll/internal/config/index.ts";
 import type { EnvConfig } from "envroll/internal/config/schema.ts";
 import { planResume, type ResumeWork } from "envroll/internal/outputs/resume.ts";
 import { FILES, newRunId, runFolder, writeDerived } from "envroll/internal/outputs/run-folder.ts";
 import type { Summary } from "envroll/internal/outputs/summary.ts";
 import { effectiveTraces } from "envroll/internal/outputs/trace-set.ts";
 import { readTraces, TracesWriter } from "envroll/internal/outputs/traces-file.ts";
-import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import type { Taskset } from "envroll/internal/task.ts";
+import { stringify as stringifyToml } from "smol-toml";
 import { finiteNumber, positiveInt, resolveTarget, splitArgs, UsageError } from "./args.ts";
 import { BUILTIN_MODEL, type EndpointChoice, openBackend } from "./eval-backend.ts";
 import { Progress } from "./progress.ts";
@@ -76,6 +76,7 @@ export function configToml(config: EnvConfig, header: string[]): string {
 
 interface Plan {
   config: EnvConfig;
+  taskset: Taskset<any, any>;
   endpoint: EndpointChoice;
   dir: string | null;
   resumeDir: string | null;
@@ -103,7 +104,8 @@ async function plan(
     if (t.kind === "config") source = t.path;
     else overrides["taskset.id"] = t.id;
   }
-  const raw = source ? await readRaw(source) : {};
+  // Read once: its keys decide the defaults below, and the same table is what gets validated.
+  const raw = source ? await readConfigFile(source) : {};
   // No client anywhere (flags, TOML, overrides) means the offline quickstart: the built-in engine.
   const explicitClient =
     Boolean(flags.engine || flags.openai) ||
@@ -111,20 +113,11 @@ async function plan(
     Object.keys(overrides).some((k) => k === "client" || k.startsWith("client."));
   const modelDefault =
     explicitClient || raw["model"] !== undefined || raw["m"] !== undefined ? {} : { model: BUILTIN_MODEL };
-  const config = await loadConfig(source, { ...modelDefault, ...overrides });
+  const { config, taskset } = await loadConfigAndTaskset(raw, { ...modelDefault, ...overrides });
   const endpoint: EndpointChoice = explicitClient
     ? { kind: "client", client: config.client }
     : { kind: "builtin" };
-  return { config, endpoint, dir: resumeDir, resumeDir };
-}
-
-/** The TOML as written (only to see which keys it sets); a broken file is left for loadConfig to report. */
-async function readRaw(path: string): Promise<Record<string, unknown>> {
-  try {
-    return parseToml(await readFile(path, "utf8")) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
+  return { config, taskset, endpoint, dir: resumeDir, resumeDir };
 }
 
 export async function runEval(
@@ -138,7 +131,12 @@ export async function runEval(
     process.stdout.write(configToml(config, ["envroll eval --dry-run: the resolved config"]));
     return 0;
   }
-  const backend = await openBackend(config, p.endpoint, (line) => process.stderr.write(`${line}\n`));
+  const backend = await openBackend(
+    config,
+    p.endpoint,
+    (line) => process.stderr.write(`${line}\n`),
+    p.taskset,
+  );
   const controller = new AbortController();
   // Every in-flight rollout listens on this one signal; the default cap of 10 would warn.
   setMaxListeners(0, controller.signal);

@@ -1,7 +1,7 @@
 /**
  * The environment API that the eval CLI, the Miles rollout service and benchmarks build on:
  * a validated config plus its taskset, harness and runtime resolved once, and two ways to run —
- * one group (`runGroup`) or the whole eval (`runEval`). Results stream out through callbacks as
+ * one group (`runGroup`) or a list of work items (`run`, the one scheduler). Results stream out through callbacks as
  * plain `TraceRecord`s and are not retained, so memory is bounded by the rollouts in flight.
  */
 import pLimit, { type LimitFunction } from "p-limit";
@@ -9,13 +9,15 @@ import type { Client, Sampling } from "./clients/client.ts";
 import { configErrorFromIssues } from "./config/issues.ts";
 import { tasksetFields } from "./config/load.ts";
 import type { EnvConfig } from "./config/schema.ts";
-import { checkGroupSize, runEpisode } from "./episode.ts";
+import { checkGroupSize, type RolloutLimit, runEpisode } from "./episode.ts";
 import { ConfigError, errorMessage } from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { getHarness } from "./harnesses/index.ts";
 import { InterceptionServer } from "./interception/server.ts";
 import type { RolloutLimits } from "./limits.ts";
 import { resolveTaskset } from "./loaders.ts";
+import { type Summary, SummaryBuilder } from "./outputs/summary.ts";
+import { mulberry32, shuffle } from "./random.ts";
 import { type RuntimeFactory, runtimeFactory, runtimeSchema } from "./runtimes/index.ts";
 import type { Taskset } from "./task.ts";
 import type { TraceRecord } from "./trace/record.ts";
@@ -32,46 +34,33 @@ export interface RunGroupOptions {
   samplingFor?: (taskIndex: number, rolloutIndex: number) => Sampling | undefined;
 }
 
-export interface RunEvalOptions extends RunGroupOptions {
-  /** Overrides `max_concurrent` (the global rollout semaphore) for this run. */
-  concurrency?: number;
-  /** Each finished group. */
-  onGroup?: (taskIndex: number, traces: TraceRecord[]) => void;
-  /** Which tasks to run (indices into `tasks`); default all. */
-  taskIndices?: readonly number[];
+/** One unit of work: a task's rollouts (default: all `num_rollouts` of them, as one group). */
+export interface WorkItem {
+  taskIndex: number;
+  /**
+   * A subset of rollout slots (resuming). Tasks without group rewards run each as a one-rollout
+   * episode filed under its slot; a task with group rewards always runs its whole group.
+   */
+  rolloutIndices?: readonly number[];
 }
 
-export interface EvalSummary {
-  numTasks: number;
-  numTraces: number;
-  numErrored: number;
-  /** Mean reward over all traces (errored included, as Verifiers' global mean). */
-  meanReward: number;
-  rewards: Record<string, number>;
-  metrics: Record<string, number>;
+export interface EnvironmentRunOptions extends RunGroupOptions {
+  /**
+   * Rollouts of this run in flight at once, under the environment's shared `max_concurrent`
+   * semaphore (which later runs keep unchanged).
+   */
+  concurrency?: number;
+  /** Each finished group (or resumed rollout), with its traces. */
+  onGroup?: (taskIndex: number, traces: TraceRecord[]) => void;
+  /** Recorded in the summary (default ""). */
+  runId?: string;
+  /** Reward counted as correct for pass@k (default 0.5). */
+  passThreshold?: number;
 }
 
 export interface LoadEnvironmentOptions {
   /** Use this taskset instead of resolving `config.taskset.id`. */
   taskset?: Taskset<any, any>;
-}
-
-/** Seeded Fisher–Yates (mulberry32): the same order on every run for the same seed. */
-function shuffled<T>(items: T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 export async function loadEnvironment(
@@ -118,7 +107,7 @@ export async function loadEnvironment(
       return p.data as TaskData;
     });
   }
-  if (config.shuffle) rows = shuffled(rows, 0);
+  if (config.shuffle) rows = shuffle(rows, mulberry32(0));
   if (config.num_tasks !== null) rows = rows.slice(0, config.num_tasks);
   return new Environment(config, taskset, harness, factory, rows);
 }
@@ -158,10 +147,20 @@ export class Environment {
    * Runs the n rollouts of one task (the global semaphore is shared with every other call).
    * Rejects only with ConfigError (bad n) or GroupRewardError; rollout failures are on the traces.
    */
-  async runGroup(
+  runGroup(
     taskIndex: number,
     n = this.config.num_rollouts,
     options: RunGroupOptions,
+  ): Promise<TraceRecord[]> {
+    return this.episode(taskIndex, n, options, options.onTrace, this.limiter);
+  }
+
+  private async episode(
+    taskIndex: number,
+    n: number,
+    options: RunGroupOptions,
+    onTrace: ((r: TraceRecord) => void) | undefined,
+    limit: RolloutLimit,
   ): Promise<TraceRecord[]> {
     const task = this.tasks[taskIndex];
     if (task === undefined)
@@ -171,8 +170,9 @@ export class Environment {
     const emit = (t: Trace) => {
       const r = t.toRecord();
       records[t.rolloutIndex] = r;
-      options.onTrace?.(r);
+      onTrace?.(r);
     };
+    const samplingFor = options.samplingFor;
     const traces = await runEpisode({
       taskset: this.taskset,
       task,
@@ -188,9 +188,9 @@ export class Environment {
       timeouts: this.config.timeout,
       interception: this.interception,
       signal: options.signal,
-      limit: this.limiter,
+      limit,
       retry: this.config.retries.rollout,
-      samplingFor: options.samplingFor ? (i) => options.samplingFor!(taskIndex, i) : undefined,
+      samplingFor: samplingFor ? (i) => samplingFor(taskIndex, i) : undefined,
       // Without group rewards a trace is final as soon as its rollout ends: stream it right away.
       onTrace: grouped ? undefined : emit,
     });
@@ -199,46 +199,71 @@ export class Environment {
   }
 
   /**
-   * Runs every task's group. Only enough groups are started to keep the semaphore busy, so a
-   * large eval never holds more than the in-flight rollouts. A GroupRewardError stops scheduling
-   * and rejects once in-flight groups have finished.
+   * The one scheduler (eval, validate, bench): runs the work items in order, starting only
+   * enough of them to keep the semaphore busy, so a large eval never holds more than the
+   * rollouts in flight. Traces stream out through `onTrace` and into the returned summary. A
+   * GroupRewardError stops scheduling and rejects once in-flight groups have finished; an abort
+   * stops scheduling, and items never started produce no trace.
    */
-  async runEval(options: RunEvalOptions): Promise<EvalSummary> {
-    if (options.concurrency === undefined) return this.evalAll(options);
-    // For this run only: the limiter is shared with every later runGroup/runEval.
-    const configured = this.limiter.concurrency;
-    this.limiter.concurrency = options.concurrency;
-    try {
-      return await this.evalAll(options);
-    } finally {
-      this.limiter.concurrency = configured;
-    }
-  }
-
-  private async evalAll(options: RunEvalOptions): Promise<EvalSummary> {
-    const indices = options.taskIndices ?? this.tasks.map((_, i) => i);
+  async run(work: readonly WorkItem[] | undefined, options: EnvironmentRunOptions): Promise<Summary> {
     const n = this.config.num_rollouts;
-    const summary = new SummaryBuilder(indices.length);
-    const workers = Math.min(indices.length, Math.ceil(this.limiter.concurrency / n) + 1);
-    let next = 0;
+    const items: readonly WorkItem[] = work ?? this.tasks.map((_, taskIndex) => ({ taskIndex }));
+    const summary = new SummaryBuilder({
+      taskset: this.taskset.id,
+      model: this.config.model,
+      harness: this.config.harness.id,
+      run_id: options.runId ?? "",
+      num_tasks: this.config.num_tasks,
+      num_rollouts: n,
+      pass_threshold: options.passThreshold,
+    });
+    const onTrace = (r: TraceRecord) => {
+      summary.add(r);
+      options.onTrace?.(r);
+    };
+    const perRun = options.concurrency === undefined ? null : pLimit(options.concurrency);
+    const limit: RolloutLimit = perRun ? (fn) => perRun(() => this.limiter(fn)) : this.limiter;
+    const whole = (item: WorkItem) =>
+      item.rolloutIndices === undefined || item.rolloutIndices.length === n || this.requiresGroupScoring;
+    const runItem = async (item: WorkItem): Promise<void> => {
+      const records = await this.episode(item.taskIndex, n, options, onTrace, limit);
+      options.onGroup?.(item.taskIndex, records);
+    };
+    const runSlot = async (taskIndex: number, slot: number): Promise<void> => {
+      const sampling = options.samplingFor;
+      const file = (r: TraceRecord) => ({ ...r, rollout_index: slot });
+      const [record] = await this.episode(
+        taskIndex,
+        1,
+        { ...options, samplingFor: sampling && ((t) => sampling(t, slot)) },
+        (r) => onTrace(file(r)),
+        limit,
+      );
+      if (record) options.onGroup?.(taskIndex, [file(record)]);
+    };
+    // Jobs are made as workers pull them, so 100,000 queued rollouts cost nothing up front.
+    function* jobs(): Generator<() => Promise<void>> {
+      for (const item of items) {
+        if (whole(item)) yield () => runItem(item);
+        else for (const slot of item.rolloutIndices!) yield () => runSlot(item.taskIndex, slot);
+      }
+    }
+    const queue = jobs();
+    const smallest = items.every(whole) ? n : 1;
+    const capacity = options.concurrency ?? this.limiter.concurrency;
     let failure: unknown = null;
     const worker = async () => {
-      while (failure === null && !options.signal?.aborted && next < indices.length) {
-        const taskIndex = indices[next++]!;
+      while (failure === null && !options.signal?.aborted) {
+        const next = queue.next();
+        if (next.done) return;
         try {
-          const records = await this.runGroup(taskIndex, n, {
-            ...options,
-            onTrace: (r) => {
-              summary.add(r);
-              options.onTrace?.(r);
-            },
-          });
-          options.onGroup?.(taskIndex, records);
+          await next.value();
         } catch (e) {
           failure ??= e;
         }
       }
     };
+    const workers = Math.max(1, Math.min(items.length * n, Math.ceil(capacity / smallest) + 1));
     await Promise.all(Array.from({ length: workers }, worker));
     if (failure !== null) throw failure;
     return summary.result();
@@ -248,45 +273,4 @@ export class Environment {
     await this.server?.close();
     this.server = null;
   }
-}
-
-class SummaryBuilder {
-  private traces = 0;
-  private errored = 0;
-  private rewardSum = 0;
-  private readonly rewards = new Map<string, [number, number]>();
-  private readonly metrics = new Map<string, [number, number]>();
-  constructor(private readonly numTasks: number) {}
-
-  add(r: TraceRecord): void {
-    this.traces++;
-    if (r.errors.length > 0) this.errored++;
-    this.rewardSum += r.reward;
-    accumulate(this.rewards, r.rewards);
-    accumulate(this.metrics, r.metrics);
-  }
-
-  result(): EvalSummary {
-    return {
-      numTasks: this.numTasks,
-      numTraces: this.traces,
-      numErrored: this.errored,
-      meanReward: this.traces ? this.rewardSum / this.traces : 0,
-      rewards: means(this.rewards),
-      metrics: means(this.metrics),
-    };
-  }
-}
-
-function accumulate(acc: Map<string, [number, number]>, values: Record<string, number>): void {
-  for (const [k, v] of Object.entries(values)) {
-    const cur = acc.get(k) ?? [0, 0];
-    cur[0] += v;
-    cur[1]++;
-    acc.set(k, cur);
-  }
-}
-
-function means(acc: Map<string, [number, number]>): Record<string, number> {
-  return Object.fromEntries([...acc].map(([k, [s, c]]) => [k, s / c]));
 }

@@ -5,7 +5,6 @@
  * reward failure escapes as GroupRewardError: it is the one failure that is not trace data,
  * because the group's scores would be unattributable.
  */
-import type { LimitFunction } from "p-limit";
 import type { RetryPolicy } from "./config/schema.ts";
 import { ConfigError } from "./errors.ts";
 import { runWithRetry } from "./retries.ts";
@@ -17,14 +16,17 @@ import type { TaskData } from "./types.ts";
 
 export interface EpisodeSpec<D extends TaskData = TaskData> extends Omit<RolloutSpec<D>, "rolloutIndex"> {
   n: number;
-  /** The global rollout semaphore (`max_concurrent`), shared by every episode of a run. */
-  limit: LimitFunction;
+  /** The rollout semaphore (`max_concurrent`), shared by every episode of a run. */
+  limit: RolloutLimit;
   retry: RetryPolicy;
   /** Adds per-rollout sampling (e.g. a derived seed) over the config sampling. */
   samplingFor?: (rolloutIndex: number) => Record<string, unknown> | undefined;
   /** Called per finished rollout (only when the task has no group rewards, so traces are final). */
   onTrace?: (trace: Trace) => void;
 }
+
+/** Runs a rollout when a slot is free. */
+export type RolloutLimit = <T>(fn: () => Promise<T>) => Promise<T>;
 
 /** Raised before anything runs: a group reward compares rollouts, so it needs at least two. */
 export function checkGroupSize(taskset: Taskset<any, any>, n: number): void {

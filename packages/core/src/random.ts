@@ -41,3 +41,13 @@ export function hashIds(ids: readonly number[], h = 0x811c9dc5): number {
 export function randInt(rng: Rng, n: number): number {
   return Math.floor(rng() * n);
 }
+
+/** Fisher–Yates over a copy: the same order for the same generator state. */
+export function shuffle<T>(items: readonly T[], rng: Rng): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -6,7 +6,9 @@ export {
   type ConfigSource,
   type LoadConfigOptions,
   loadConfig,
+  loadConfigAndTaskset,
   overrideValue,
+  readConfigFile,
   resolveConfig,
   tasksetFields,
 } from "./load.ts";

@@ -5,6 +5,7 @@
  * built-in defaults (in the schema). The taskset must be resolved before validation because its
  * own `configSchema` decides which `[taskset]` keys exist.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { ConfigError } from "../errors.ts";
@@ -66,11 +67,20 @@ async function readSource(source: ConfigSource): Promise<Table> {
   return rejectReservedKeys(await readTable(source));
 }
 
+/**
+ * A string source is TOML text or a file path. Text has a newline or a `key = value` shape; a
+ * `.toml` name or an existing file is always a path, even with `=` in it (`runs/lr=1e-5/x.toml`).
+ */
+function isTomlText(source: string): boolean {
+  if (source.includes("\n") || source.trim() === "") return true;
+  if (/\.toml$/i.test(source.trim()) || existsSync(source)) return false;
+  return source.includes("=");
+}
+
 async function readTable(source: ConfigSource): Promise<Table> {
   if (source == null) return {};
   if (isTable(source)) return structuredClone(source);
-  const isText = source.includes("\n") || source.includes("=") || source.trim() === "";
-  if (isText) return parseTomlText(source, "config");
+  if (isTomlText(source)) return parseTomlText(source, "config");
   let text: string;
   try {
     text = await readFile(source, "utf8");
@@ -128,11 +138,25 @@ function deepMerge(base: Table, over: Table): Table {
   return out;
 }
 
+/** A config file read and parsed once (callers that also inspect its raw keys pass this table on). */
+export function readConfigFile(path: string): Promise<Table> {
+  return readSource(path);
+}
+
 export async function loadConfig(
   source: ConfigSource,
   overrides?: ConfigOverrides,
   options: LoadConfigOptions = {},
 ): Promise<EnvConfig> {
+  return (await loadConfigAndTaskset(source, overrides, options)).config;
+}
+
+/** The config and the taskset it names, resolved once (hand the taskset on to `loadEnvironment`). */
+export async function loadConfigAndTaskset(
+  source: ConfigSource,
+  overrides?: ConfigOverrides,
+  options: LoadConfigOptions = {},
+): Promise<{ config: EnvConfig; taskset: Taskset<any, any> }> {
   const raw = applyOverrides(normalizeAliases(await readSource(source)), overrides);
   if (raw["taskset"] === undefined && options.taskset) raw["taskset"] = { id: options.taskset.id };
   const ts = raw["taskset"];
@@ -147,7 +171,7 @@ export async function loadConfig(
       },
     );
   const taskset = options.taskset ?? (await resolveTaskset(id));
-  return resolveConfig(raw, taskset);
+  return { config: resolveConfig(raw, taskset), taskset };
 }
 
 /** Validates an alias-normalized raw config against the schema and the taskset's own keys. */

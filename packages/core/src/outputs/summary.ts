@@ -12,7 +12,7 @@
  */
 import type { TraceRecord } from "../trace/record.ts";
 import { passStats } from "./pass-at-k.ts";
-import { effectiveTraces, groupByTask, hasError, rolloutSeconds } from "./trace-set.ts";
+import { effectiveTraces, hasError, rolloutSeconds } from "./trace-set.ts";
 
 export interface RunMeta {
   taskset: string;
@@ -66,85 +66,152 @@ export function std(xs: readonly number[]): number {
   return Math.sqrt(mean(xs.map((x) => (x - m) ** 2)));
 }
 
-function keyMeans(records: readonly Record<string, number>[]): Record<string, number> {
-  const sums = new Map<string, { sum: number; count: number }>();
-  for (const rec of records) {
+/** Running per-key sums: the mean of a key is over the traces that recorded it. */
+class KeyMeans {
+  private readonly sums = new Map<string, { sum: number; count: number }>();
+
+  add(rec: Readonly<Record<string, number>>): void {
     for (const [k, v] of Object.entries(rec)) {
       if (typeof v !== "number" || !Number.isFinite(v)) continue;
-      const s = sums.get(k) ?? { sum: 0, count: 0 };
+      const s = this.sums.get(k) ?? { sum: 0, count: 0 };
       s.sum += v;
       s.count += 1;
-      sums.set(k, s);
+      this.sums.set(k, s);
     }
   }
-  const out: Record<string, number> = {};
-  for (const k of [...sums.keys()].sort()) {
-    const s = sums.get(k)!;
-    out[k] = s.sum / s.count;
+
+  result(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const k of [...this.sums.keys()].sort()) {
+      const s = this.sums.get(k)!;
+      out[k] = s.sum / s.count;
+    }
+    return out;
   }
-  return out;
 }
 
-function countBy(xs: readonly string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const x of xs) out[x] = (out[x] ?? 0) + 1;
-  return out;
+function bump(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/**
+ * The one summary builder: traces are added as they finish (an eval streams them; a run folder
+ * replays its file) and only the numbers a summary needs are kept — a few per trace, never the
+ * trace — so a 100,000-rollout run summarizes in memory bounded by its number of tasks. Each (task, rollout) must be
+ * added once; `summarize` picks the effective attempt first.
+ */
+export class SummaryBuilder {
+  private count = 0;
+  private rewardSum = 0;
+  /** Welford's running sum of squared deviations, for the population std. */
+  private rewardM2 = 0;
+  private rewardMean = 0;
+  private rewardMin = Number.POSITIVE_INFINITY;
+  private rewardMax = Number.NEGATIVE_INFINITY;
+  private okSum = 0;
+  private okCount = 0;
+  private errored = 0;
+  private truncated = 0;
+  /** Per task: rollouts seen and how many were correct. */
+  private readonly correct = new Map<number, { n: number; c: number }>();
+  private readonly rewards = new KeyMeans();
+  private readonly metrics = new KeyMeans();
+  private readonly stops: Record<string, number> = {};
+  private readonly errorTypes: Record<string, number> = {};
+  private readonly tokens = { prompt: 0, completion: 0, total: 0 };
+  private secondsSum = 0;
+  private secondsCount = 0;
+  private turns = 0;
+
+  constructor(private readonly meta: RunMeta) {}
+
+  private get threshold(): number {
+    return this.meta.pass_threshold ?? 0.5;
+  }
+
+  add(t: TraceRecord): void {
+    const r = t.reward;
+    this.count++;
+    this.rewardSum += r;
+    const delta = r - this.rewardMean;
+    this.rewardMean += delta / this.count;
+    this.rewardM2 += delta * (r - this.rewardMean);
+    this.rewardMin = Math.min(this.rewardMin, r);
+    this.rewardMax = Math.max(this.rewardMax, r);
+    if (hasError(t)) {
+      this.errored++;
+      bump(this.errorTypes, t.errors[t.errors.length - 1]!.type);
+    } else {
+      this.okSum += t.reward;
+      this.okCount++;
+    }
+    if (t.is_truncated) this.truncated++;
+    const group = this.correct.get(t.task_index) ?? { n: 0, c: 0 };
+    group.n++;
+    if (r >= this.threshold) group.c++;
+    this.correct.set(t.task_index, group);
+    this.rewards.add(t.rewards);
+    this.metrics.add(t.metrics);
+    bump(this.stops, t.stop_condition ?? "none");
+    this.tokens.prompt += t.usage?.prompt_tokens ?? 0;
+    this.tokens.completion += t.usage?.completion_tokens ?? 0;
+    this.tokens.total += t.usage?.total_tokens ?? 0;
+    const s = rolloutSeconds(t);
+    if (s !== null) {
+      this.secondsSum += s;
+      this.secondsCount++;
+    }
+    this.turns += t.num_turns;
+  }
+
+  result(): Summary {
+    const meta = this.meta;
+    const n = this.count;
+    const byTask = [...this.correct.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, g]) => Array.from({ length: g.n }, (_, i) => i < g.c));
+    const pass = passStats(byTask, meta.num_rollouts);
+    return {
+      taskset: meta.taskset,
+      model: meta.model,
+      harness: meta.harness,
+      run_id: meta.run_id,
+      num_tasks: this.correct.size,
+      num_rollouts: meta.num_rollouts,
+      num_traces: n,
+      num_errors: this.errored,
+      num_truncated: this.truncated,
+      error_rate: n ? this.errored / n : 0,
+      truncation_rate: n ? this.truncated / n : 0,
+      reward: {
+        mean: n ? this.rewardSum / n : 0,
+        std: n ? Math.sqrt(Math.max(0, this.rewardM2 / n)) : 0,
+        min: n ? this.rewardMin : 0,
+        max: n ? this.rewardMax : 0,
+        mean_non_errored: this.okCount ? this.okSum / this.okCount : null,
+      },
+      rewards: this.rewards.result(),
+      metrics: this.metrics.result(),
+      pass_threshold: this.threshold,
+      pass_at_k: pass.pass_at_k,
+      pass_all_k: pass.pass_all_k,
+      num_complete_tasks: pass.num_tasks,
+      stop_conditions: { ...this.stops },
+      errors_by_type: { ...this.errorTypes },
+      tokens: { ...this.tokens, mean_total_per_rollout: n ? this.tokens.total / n : 0 },
+      time: {
+        rollout_seconds_total: this.secondsSum,
+        rollout_seconds_mean: this.secondsCount ? this.secondsSum / this.secondsCount : 0,
+        wall_seconds: meta.wall_seconds ?? null,
+      },
+      turns: { total: this.turns, mean: n ? this.turns / n : 0 },
+    };
+  }
 }
 
 /** Summarizes a run. `traces` may contain superseded attempts; only the last per rollout counts. */
 export function summarize(allTraces: readonly TraceRecord[], meta: RunMeta): Summary {
-  const traces = effectiveTraces(allTraces);
-  const threshold = meta.pass_threshold ?? 0.5;
-  const rewards = traces.map((t) => t.reward);
-  const ok = traces.filter((t) => !hasError(t));
-  const errored = traces.filter(hasError);
-  const truncated = traces.filter((t) => t.is_truncated);
-  const groups = [...groupByTask(traces).values()].map((g) => g.map((t) => t.reward >= threshold));
-  const pass = passStats(groups, meta.num_rollouts);
-  const seconds = traces.map(rolloutSeconds).filter((s): s is number => s !== null);
-  const tokens = {
-    prompt: traces.reduce((a, t) => a + (t.usage?.prompt_tokens ?? 0), 0),
-    completion: traces.reduce((a, t) => a + (t.usage?.completion_tokens ?? 0), 0),
-    total: traces.reduce((a, t) => a + (t.usage?.total_tokens ?? 0), 0),
-    mean_total_per_rollout: 0,
-  };
-  tokens.mean_total_per_rollout = traces.length ? tokens.total / traces.length : 0;
-  const turns = traces.reduce((a, t) => a + t.num_turns, 0);
-  const n = traces.length;
-  return {
-    taskset: meta.taskset,
-    model: meta.model,
-    harness: meta.harness,
-    run_id: meta.run_id,
-    num_tasks: groupByTask(traces).size,
-    num_rollouts: meta.num_rollouts,
-    num_traces: n,
-    num_errors: errored.length,
-    num_truncated: truncated.length,
-    error_rate: n ? errored.length / n : 0,
-    truncation_rate: n ? truncated.length / n : 0,
-    reward: {
-      mean: mean(rewards),
-      std: std(rewards),
-      // A reduce, not Math.min(...rewards): spreading >~120k values throws RangeError.
-      min: n ? rewards.reduce((a, b) => Math.min(a, b)) : 0,
-      max: n ? rewards.reduce((a, b) => Math.max(a, b)) : 0,
-      mean_non_errored: ok.length ? mean(ok.map((t) => t.reward)) : null,
-    },
-    rewards: keyMeans(traces.map((t) => t.rewards)),
-    metrics: keyMeans(traces.map((t) => t.metrics)),
-    pass_threshold: threshold,
-    pass_at_k: pass.pass_at_k,
-    pass_all_k: pass.pass_all_k,
-    num_complete_tasks: pass.num_tasks,
-    stop_conditions: countBy(traces.map((t) => t.stop_condition ?? "none")),
-    errors_by_type: countBy(errored.map((t) => t.errors[t.errors.length - 1]!.type)),
-    tokens,
-    time: {
-      rollout_seconds_total: seconds.reduce((a, b) => a + b, 0),
-      rollout_seconds_mean: mean(seconds),
-      wall_seconds: meta.wall_seconds ?? null,
-    },
-    turns: { total: turns, mean: n ? turns / n : 0 },
-  };
+  const builder = new SummaryBuilder(meta);
+  for (const t of effectiveTraces(allTraces)) builder.add(t);
+  return builder.result();
 }

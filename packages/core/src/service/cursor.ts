@@ -11,7 +11,7 @@
  * Task order: the identity, or a seeded permutation per epoch (`--rollout-shuffle`); the
  * permutation is recomputed from (seed, epoch), so the state stays small.
  */
-import { mulberry32 } from "../random.ts";
+import { mulberry32, shuffle as permute } from "../random.ts";
 
 export interface CursorState {
   version: 1;
@@ -57,12 +57,7 @@ export function freshCursorState(
 export function epochOrder(numTasks: number, shuffle: boolean, seed: number, epoch: number): number[] {
   const order = Array.from({ length: numTasks }, (_, i) => i);
   if (!shuffle) return order;
-  const rand = mulberry32((seed ^ Math.imul(epoch + 1, 0x9e3779b1)) >>> 0);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [order[i], order[j]] = [order[j], order[i]];
-  }
-  return order;
+  return permute(order, mulberry32((seed ^ Math.imul(epoch + 1, 0x9e3779b1)) >>> 0));
 }
 
 export class TaskCursor {
