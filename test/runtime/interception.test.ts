@@ -72,20 +72,32 @@ test("unknown secret gets 401; the OpenAI chat.completion shape comes back", asy
   assert.equal(trace.numTurns, 1);
 });
 
-test("streaming: refused with 400 in training mode, single-shot SSE in eval mode", async () => {
-  const train = await open(new ScriptedClient(() => say("hi"), { kind: "train" }));
-  const refused = await train.post("/chat/completions", { ...ask, stream: true });
-  assert.equal(refused.status, 400);
-  assert.match(refused.json().error.message, /streaming is not supported in training mode/);
-  assert.equal(train.trace.numTurns, 0);
-  const evalMode = await open(new ScriptedClient(() => say("hi")));
-  const sse = await evalMode.post("/chat/completions", { ...ask, stream: true });
-  assert.equal(sse.status, 200);
-  assert.equal(sse.type, "text/event-stream");
-  const events = sse.text.trim().split("\n\n");
-  assert.equal(events.at(-1), "data: [DONE]");
-  assert.equal(JSON.parse(events[0]!.slice(6)).choices[0].delta.content, "hi");
-  assert.equal(JSON.parse(events[1]!.slice(6)).choices[0].finish_reason, "stop");
+test("chat streaming in training and eval mode: OpenAI's chunk sequence, committed before [DONE]", async () => {
+  for (const kind of ["train", "eval"] as const) {
+    const { post, trace } = await open(new ScriptedClient(() => callTool("add", { a: 1 }, "c1"), { kind }));
+    const sse = await post("/chat/completions", {
+      ...ask,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    assert.equal(sse.status, 200, sse.text);
+    assert.equal(sse.type, "text/event-stream");
+    const events = sse.text.trim().split("\n\n");
+    assert.equal(events.at(-1), "data: [DONE]");
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)));
+    assert.deepEqual(chunks[0].choices[0].delta, { role: "assistant", content: "" });
+    assert.deepEqual(chunks[1].choices[0].delta.tool_calls[0], {
+      index: 0,
+      id: "c1",
+      type: "function",
+      function: { name: "add", arguments: "" },
+    });
+    assert.equal(chunks[2].choices[0].delta.tool_calls[0].function.arguments, '{"a":1}');
+    assert.equal(chunks[3].choices[0].finish_reason, "tool_calls");
+    assert.deepEqual(chunks[4].choices, [], "the usage chunk asked for by stream_options");
+    assert.equal(chunks[4].usage.total_tokens, 15);
+    assert.equal(trace.numTurns, 1, kind);
+  }
 });
 
 test("a limit that fires before any completion answers 400 'rollout stopped: <name>'", async () => {

@@ -3,8 +3,9 @@
  * stream of cumulative chunks ending in `data: [DONE]`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { sendJson } from "envroll/internal/http/index.ts";
 import type { EngineCore, JobResult } from "./core.ts";
-import { errorBody, sendJson } from "./http-util.ts";
+import { errorBody } from "./error-body.ts";
 import { type GenerateJob, parseGenerate } from "./request.ts";
 import { buildChunk, buildResponse } from "./response.ts";
 import type { FaultKind } from "./types.ts";

@@ -2,10 +2,11 @@
  * The built-in engine: a protocol-faithful stand-in for SGLang's native HTTP API (not a model).
  * `startEngine` runs one worker, or K workers behind a consistent-hash router, in this process.
  */
+
+import { isLoopback } from "envroll/internal/http/index.ts";
 import { loadTokenizer } from "envroll/internal/tokenizer/index.ts";
 import { type CoreStats, EngineCore } from "./core.ts";
 import { emptyFaultCounts, FaultInjector } from "./faults.ts";
-import { isLoopback } from "./http-util.ts";
 import { policyName, resolvePolicy } from "./policies/index.ts";
 import { startRouter } from "./router.ts";
 import { type RunningServer, startWorker } from "./server.ts";

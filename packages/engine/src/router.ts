@@ -5,12 +5,22 @@
  * pins a worker index. Admin calls (abort, weight version, cache flush) fan out to every worker.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  bearerCheck,
+  guarded,
+  listen,
+  pathOf,
+  type RunningServer,
+  readBody,
+  sendEmpty,
+  sendJson,
+} from "envroll/internal/http/index.ts";
 import { Pool } from "undici";
+import { errorBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";
 import { applyFault, type GenerateContext } from "./generate-handler.ts";
 import { HashRing } from "./hash-ring.ts";
-import { errorBody, makeAuthCheck, readBody, sendEmpty, sendJson } from "./http-util.ts";
-import { answerError, listen, type RunningServer } from "./server.ts";
+import { answerError } from "./server.ts";
 import type { EngineOptions } from "./types.ts";
 
 export interface RouterConfig {
@@ -34,7 +44,7 @@ export interface RouterServer extends RunningServer {
 const FORWARD_HEADERS = ["content-type", "authorization"];
 
 export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
-  const authorized = makeAuthCheck(cfg.token);
+  const authorized = bearerCheck(cfg.token);
   const pools = cfg.workerUrls.map(
     (u) => new Pool(u, { connections: 512, headersTimeout: 0, bodyTimeout: 0 }),
   );
@@ -117,7 +127,7 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? "/").split("?", 1)[0];
+    const path = pathOf(req);
     const method = req.method ?? "GET";
     if (path === "/generate" && (method === "POST" || method === "PUT")) {
       const body = await readBody(req, cfg.bodyLimit);
@@ -171,19 +181,19 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
     sendJson(res, 404, { detail: "Not Found" });
   }
 
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    if (!authorized(req)) {
-      sendJson(res, 401, errorBody("Unauthorized"));
-      return;
-    }
-    route(req, res).catch((err) => {
+  const handler = guarded(
+    (req, res) => {
+      if (!authorized(req)) return sendJson(res, 401, errorBody("Unauthorized"));
+      return route(req, res);
+    },
+    (err, _req, res) => {
       // A worker that vanished mid-request: the gateway answers 502.
       if (!res.headersSent && (err as { code?: string })?.code?.startsWith?.("UND_ERR")) {
         sendJson(res, 502, errorBody(`worker error: ${(err as Error).message}`));
       } else answerError(err, res);
-    });
-  };
-  const running = await listen(handler, cfg.host, cfg.port, signalClosed);
+    },
+  );
+  const running = await listen(handler, { host: cfg.host, port: cfg.port }, signalClosed);
   return {
     ...running,
     perWorker,

@@ -1,12 +1,23 @@
 /**
  * One engine worker: a node:http server speaking SGLang's native endpoints over an EngineCore.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  bearerCheck,
+  guarded,
+  HttpError,
+  listen,
+  pathOf,
+  type RunningServer,
+  readJson,
+  sendEmpty,
+  sendError,
+  sendJson,
+} from "envroll/internal/http/index.ts";
 import type { EngineCore } from "./core.ts";
+import { errorBody, validationBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";
 import { applyFault, handleGenerate } from "./generate-handler.ts";
-import { errorBody, HttpError, makeAuthCheck, readJson, sendEmpty, sendJson } from "./http-util.ts";
 import { BadRequest } from "./sampling.ts";
 import type { EngineOptions, FaultKind } from "./types.ts";
 
@@ -27,48 +38,10 @@ export interface WorkerConfig {
   maxRunningRequests: number;
 }
 
-export interface RunningServer {
-  server: Server;
-  url: string;
-  port: number;
-  close(): Promise<void>;
-}
-
-/** Starts a node:http server on host:port and returns once it is listening. */
-export function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  host: string,
-  port: number,
-  onClose: () => void,
-): Promise<RunningServer> {
-  // requestTimeout bounds only the upload of a request (not a long generation or SSE stream):
-  // without it a client trickling a body could hold a connection forever.
-  const server = createServer(
-    { keepAliveTimeout: 65_000, requestTimeout: 300_000, headersTimeout: 60_000 },
-    handler,
-  );
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      const addr = server.address() as AddressInfo;
-      const hostPart = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-      resolve({
-        server,
-        url: `http://${hostPart}:${addr.port}`,
-        port: addr.port,
-        close: () =>
-          new Promise<void>((done) => {
-            onClose();
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
-}
+export type { RunningServer };
 
 export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<RunningServer> {
-  const authorized = makeAuthCheck(cfg.token);
+  const authorized = bearerCheck(cfg.token);
   let closing = false;
   let signalClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
@@ -103,7 +76,7 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? "/").split("?", 1)[0];
+    const path = pathOf(req);
     const method = req.method ?? "GET";
     if (path === "/generate" && (method === "POST" || method === "PUT")) {
       core.counters.requests++;
@@ -202,14 +175,14 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
     sendJson(res, 404, { detail: "Not Found" });
   }
 
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    if (!authorized(req)) {
-      sendJson(res, 401, errorBody("Unauthorized"));
-      return;
-    }
-    route(req, res).catch((err) => answerError(err, res, core));
-  };
-  return listen(handler, cfg.host, cfg.port, () => {
+  const handler = guarded(
+    (req, res) => {
+      if (!authorized(req)) return sendJson(res, 401, errorBody("Unauthorized"));
+      return route(req, res);
+    },
+    (err, _req, res) => answerError(err, res, core),
+  );
+  return listen(handler, { host: cfg.host, port: cfg.port }, () => {
     closing = true;
     signalClosed();
   });
@@ -229,7 +202,11 @@ export function answerError(err: unknown, res: ServerResponse, core?: EngineCore
     sendJson(res, 400, errorBody(err.message));
   } else if (err instanceof HttpError) {
     if (core && err.status === 400) core.counters.errors400++;
-    // A refused upload may still be arriving: answer, then drop the connection.
-    sendJson(res, err.status, err.body, err.status === 413 ? { connection: "close" } : undefined);
+    // FastAPI answers an unparseable body in its validation shape, everything else as SGLang.
+    const body =
+      err.code === "invalid_json"
+        ? validationBody(`JSON decode error: ${(err.cause as Error).message}`)
+        : errorBody(err.message);
+    sendError(res, err.status, body);
   } else sendJson(res, 500, errorBody(`internal error: ${(err as Error)?.message ?? String(err)}`));
 }

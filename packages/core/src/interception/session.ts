@@ -69,6 +69,17 @@ export class RolloutSession<D extends TaskData = TaskData> {
     return { task: this.o.task, trace: this.trace, runtime: this.o.runtime, signal: this.o.signal };
   }
 
+  /**
+   * Counts a model request by the dialect (and streaming) it came in, in `trace.info.dialects`
+   * (e.g. `{"responses+stream": 3}`), so runs report which wire formats their harness spoke.
+   */
+  noteDialect(dialect: string, stream: boolean): void {
+    const key = stream ? `${dialect}+stream` : dialect;
+    const counts = (this.trace.info["dialects"] ?? {}) as Record<string, number>;
+    counts[key] = (counts[key] ?? 0) + 1;
+    this.trace.info["dialects"] = counts;
+  }
+
   /** Executes a task tool by name; failures become the returned text. */
   executeTool(name: string, args: string | Record<string, unknown>): Promise<string> {
     return runToolCall(this.o.tools, name, args, this.context());

@@ -1,9 +1,8 @@
 /**
- * The OpenAI chat-completions wire format, both directions. Programs speak it to the
- * interception server and the EvalClient speaks it to providers; envroll's own `Message` keeps
- * tool-call arguments as the raw string and reasoning in `reasoning_content`.
+ * OpenAI chat-completions messages and tools, both directions. Programs speak them to the
+ * interception server (the chat dialect) and the EvalClient speaks them to providers; envroll's
+ * own `Message` keeps tool-call arguments as the raw string and reasoning in `reasoning_content`.
  */
-import type { ModelResponse, Sampling } from "../clients/client.ts";
 import { InterceptionError } from "../errors.ts";
 import { type AssistantMessage, type Message, MessageSchema, type Tool } from "../types.ts";
 
@@ -103,82 +102,4 @@ export function toolToWire(t: Tool): Json {
   const fn: Json = { name: t.name, description: t.description, parameters: t.parameters };
   if (t.strict !== undefined) fn["strict"] = t.strict;
   return { type: "function", function: fn };
-}
-
-/** Request keys that are not sampling settings (everything else is passed on as sampling). */
-const NON_SAMPLING = new Set([
-  "model",
-  "messages",
-  "tools",
-  "tool_choice",
-  "stream",
-  "stream_options",
-  "n",
-  "user",
-  "parallel_tool_calls",
-  "functions",
-  "function_call",
-  "metadata",
-  "store",
-]);
-
-/** The program's own sampling values (config sampling is merged over these by the session). */
-export function samplingFromWire(body: Json): Sampling {
-  const out: Sampling = {};
-  for (const [k, v] of Object.entries(body)) {
-    if (NON_SAMPLING.has(k) || v === undefined) continue;
-    out[k === "max_completion_tokens" ? "max_tokens" : k] = v;
-  }
-  return out;
-}
-
-function wireFinishReason(r: ModelResponse): string {
-  if (r.message.tool_calls && r.message.tool_calls.length > 0 && r.finishReason !== "length")
-    return "tool_calls";
-  return r.finishReason === "length" ? "length" : "stop";
-}
-
-/** The `chat.completion` object returned to the program. */
-export function completionToWire(r: ModelResponse, model: string): Json {
-  return {
-    id: r.id,
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      { index: 0, message: messageToWire(r.message), finish_reason: wireFinishReason(r), logprobs: null },
-    ],
-    usage: {
-      prompt_tokens: r.usage.promptTokens,
-      completion_tokens: r.usage.completionTokens,
-      total_tokens: r.usage.promptTokens + r.usage.completionTokens,
-    },
-  };
-}
-
-/**
- * The same completion as server-sent events: one delta chunk carrying the whole message, then
- * the finish chunk and `[DONE]`. Single-shot because the turn must be committed before the
- * program sees its end (Verifiers withholds the terminal event the same way).
- */
-export function completionToSse(r: ModelResponse, model: string): string {
-  const base = { id: r.id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
-  const msg = messageToWire(r.message);
-  const delta: Json = { role: "assistant", content: msg["content"] ?? "" };
-  if (msg["reasoning_content"] !== undefined) delta["reasoning_content"] = msg["reasoning_content"];
-  if (msg["tool_calls"])
-    delta["tool_calls"] = msg["tool_calls"].map((c: WireToolCall, index: number) => ({ index, ...c }));
-  const chunks = [
-    { ...base, choices: [{ index: 0, delta, finish_reason: null }] },
-    {
-      ...base,
-      choices: [{ index: 0, delta: {}, finish_reason: wireFinishReason(r) }],
-      usage: completionToWire(r, model)["usage"],
-    },
-  ];
-  return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`;
-}
-
-export function errorBody(message: string, type: string, code: string | null = null): Json {
-  return { error: { message, type, code } };
 }

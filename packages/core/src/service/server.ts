@@ -10,12 +10,22 @@
  *
  * Bound to 127.0.0.1 by default; any other host requires a token (checked on every route).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import {
+  bearerCheck,
+  guarded,
+  HttpError,
+  isLoopback,
+  listen,
+  pathOf,
+  Routes,
+  readJson,
+  sendError,
+  sendJson,
+} from "../http/index.ts";
 import type { SampleCounter } from "../miles/convert.ts";
 import type { ClientFactory, RolloutEnvironment } from "./backend.ts";
 import { CursorStore } from "./cursor-store.ts";
-import { HttpError, isLoopback, readJsonBody, sendJson, tokenMatches } from "./http-util.ts";
 import {
   AbortRequestSchema,
   formatIssues,
@@ -94,7 +104,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   });
 
   const rollout = async (req: IncomingMessage, res: ServerResponse) => {
-    const parsed = RolloutRequestSchema.safeParse(await readJsonBody(req, bodyLimit));
+    const parsed = RolloutRequestSchema.safeParse(await readJson(req, bodyLimit));
     if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
     const body: RolloutRequest = parsed.data;
     if (!body.evaluation && body.count === undefined)
@@ -161,7 +171,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   };
 
   const abort = async (req: IncomingMessage, res: ServerResponse) => {
-    const parsed = AbortRequestSchema.safeParse(await readJsonBody(req, bodyLimit));
+    const parsed = AbortRequestSchema.safeParse(await readJson(req, bodyLimit));
     if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
     let aborted = 0;
     for (const a of active) {
@@ -174,7 +184,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   };
 
   const release = async (req: IncomingMessage, res: ServerResponse) => {
-    const parsed = ReleaseRequestSchema.safeParse(await readJsonBody(req, bodyLimit));
+    const parsed = ReleaseRequestSchema.safeParse(await readJson(req, bodyLimit));
     if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
     const { request_id, consumed } = parsed.data;
     const found = ledgers.get(request_id);
@@ -191,44 +201,37 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     sendJson(res, 200, { released });
   };
 
+  type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+  const routes = new Routes<Route>()
+    .add("GET", "/health", (_req, res) => sendJson(res, 200, { status: "ok" }))
+    .add("GET", "/info", (_req, res) => sendJson(res, 200, info()))
+    .add("POST", "/rollout", rollout)
+    .add("POST", "/abort", abort)
+    .add("POST", "/release", release);
+  const authorized = bearerCheck(token);
+
   const route = async (req: IncomingMessage, res: ServerResponse) => {
-    if (token !== null && !tokenMatches(req, token))
-      throw new HttpError(401, "missing or wrong bearer token");
-    const path = (req.url ?? "/").split("?")[0];
-    const method = req.method ?? "GET";
+    if (!authorized(req)) throw new HttpError(401, "missing or wrong bearer token");
+    const path = pathOf(req);
     // Shutting down: a refill that arrives while the last streams drain must not start new
     // groups (they would run on a cursor that is being saved, then die with the process).
     if (closing && path !== "/health") throw new HttpError(503, "the rollout service is shutting down");
-    const routes: Record<string, [string, () => Promise<void> | void]> = {
-      "/health": ["GET", () => sendJson(res, 200, { status: "ok" })],
-      "/info": ["GET", () => sendJson(res, 200, info())],
-      "/rollout": ["POST", () => rollout(req, res)],
-      "/abort": ["POST", () => abort(req, res)],
-      "/release": ["POST", () => release(req, res)],
-    };
-    const r = routes[path];
-    if (!r) throw new HttpError(404, `no route ${path}`);
-    if (r[0] !== method) throw new HttpError(405, `${path} takes ${r[0]}, not ${method}`);
-    await r[1]();
+    await routes.find(req.method ?? "GET", path).handler(req, res);
   };
 
-  const server = createServer((req, res) => {
-    route(req, res).catch((err: unknown) => {
+  const running = await listen(
+    guarded(route, (err, _req, res) => {
       const status = err instanceof HttpError ? err.status : 500;
       const message = err instanceof Error ? err.message : String(err);
       if (status === 500) log(`internal error: ${message}`);
-      // A refused upload may still be arriving: answer, then drop the connection.
-      if (status === 413) res.setHeader("connection", "close");
       // An unexpected error's message can carry file paths (state dir, modules): it goes to the
       // log, and the client only learns that the service failed.
-      sendJson(res, status, { error: status === 500 ? "internal error (see the service log)" : message });
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+      sendError(res, status, { error: status === 500 ? "internal error (see the service log)" : message });
+    }),
+    // Node's default idle keep-alive: the Python client opens a connection per request.
+    { host, port: opts.port ?? 0, keepAliveTimeout: 5_000 },
+  );
+  const { server, port } = running;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,
@@ -240,10 +243,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
       for (const a of active) a.controller.abort();
       // Both: `done` (cursor saved) can come after `flushed` when the client already left.
       await Promise.all([...active].map((a) => Promise.all([a.done, a.flushed])));
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await running.close();
     },
   };
 }

@@ -1,0 +1,58 @@
+/**
+ * A dialect is a translation layer between one model API's wire format and envroll's
+ * `Message`/`Tool` types. The session, trace graph, renderer and client never see a wire
+ * format: the server parses with the dialect the route belongs to, runs the turn, and answers
+ * in the same dialect (as JSON, or as the SSE event sequence that dialect's SDK stream helpers
+ * parse).
+ */
+import type { IncomingMessage } from "node:http";
+import type { ModelResponse, Sampling } from "../../clients/client.ts";
+import type { Message, Tool } from "../../types.ts";
+
+export type DialectName = "chat" | "responses" | "anthropic";
+
+export interface DialectRequest {
+  messages: Message[];
+  tools: Tool[];
+  /** The program's own sampling values, in envroll's vocabulary (config sampling wins). */
+  sampling: Sampling;
+  stream: boolean;
+  /** The model the program asked for; answers echo it. */
+  model: string | null;
+  /** Request fields the answer echoes back (the dialect's own business). */
+  echo: Record<string, unknown>;
+}
+
+/** One server-sent event; `data` is the JSON text (or `[DONE]`). */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** The model-turn route. */
+  readonly path: string;
+  /** The rollout secret the dialect's SDKs send. */
+  secret(req: IncomingMessage): string | null;
+  /** An error body in the dialect's shape (what its SDK reads a message from). */
+  errorBody(message: string, type: string): unknown;
+  /** Wire body → typed request; throws InterceptionError naming the field on a bad shape. */
+  parse(body: Record<string, any>): DialectRequest;
+  /** The JSON answer to a non-streaming request. */
+  respond(response: ModelResponse, request: DialectRequest, model: string): unknown;
+  /** The whole SSE answer to a streaming request; its last events end the turn. */
+  events(response: ModelResponse, request: DialectRequest, model: string): SseEvent[];
+  /** An error reported inside a stream whose headers already went out. */
+  errorEvent(message: string, type: string): SseEvent[];
+}
+
+export function sseText(events: readonly SseEvent[]): string {
+  let out = "";
+  for (const e of events) out += e.event ? `event: ${e.event}\ndata: ${e.data}\n\n` : `data: ${e.data}\n\n`;
+  return out;
+}
+
+export function unixSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

@@ -1,0 +1,60 @@
+/**
+ * The one model-turn handler every dialect shares: parse with the dialect, run the turn through
+ * the (dialect-blind) session, answer in the dialect. A stream is written only after
+ * `session.complete` returned, i.e. after the turn is committed to the trace, so no terminal
+ * event can ever reach a program before its turn is recorded.
+ */
+import { errorMessage, relayStatus } from "../errors.ts";
+import { HttpError, sendJson } from "../http/index.ts";
+import type { Dialect } from "./dialects/dialect.ts";
+import type { InterceptionRoute } from "./route.ts";
+import { SseStream } from "./sse-stream.ts";
+
+export interface ModelRouteOptions {
+  /** Idle time after which a pending stream starts sending keepalive comments. */
+  keepaliveMs: number;
+}
+
+export function modelRoute(dialect: Dialect, options: ModelRouteOptions): InterceptionRoute {
+  return {
+    method: "POST",
+    path: dialect.path,
+    secret: dialect.secret,
+    errorBody: dialect.errorBody,
+    async handle({ session, json, res }) {
+      const body = await json();
+      let request: ReturnType<Dialect["parse"]>;
+      try {
+        request = dialect.parse(body);
+      } catch (e) {
+        // A malformed request is the program's bug: tell it, without touching the rollout.
+        throw new HttpError(400, errorMessage(e));
+      }
+      session.noteDialect(dialect.name, request.stream);
+      const model = request.model ?? session.model;
+      const turn = () => session.complete(request.messages, request.tools, request.sampling);
+      if (!request.stream) {
+        const result = await turn();
+        if (result.kind === "stopped") throw new HttpError(400, `rollout stopped: ${result.reason}`);
+        return sendJson(res, 200, dialect.respond(result.response, request, model));
+      }
+      const stream = new SseStream(res, options.keepaliveMs);
+      let result: Awaited<ReturnType<typeof turn>>;
+      try {
+        result = await turn();
+      } catch (e) {
+        stream.settle();
+        if (!stream.started) throw e;
+        const type = relayStatus(e) === 400 ? "invalid_request_error" : "provider_error";
+        return stream.end(dialect.errorEvent(errorMessage(e), type));
+      }
+      stream.settle();
+      if (result.kind === "stopped") {
+        const message = `rollout stopped: ${result.reason}`;
+        if (!stream.started) throw new HttpError(400, message);
+        return stream.end(dialect.errorEvent(message, "invalid_request_error"));
+      }
+      stream.end(dialect.events(result.response, request, model));
+    },
+  };
+}
