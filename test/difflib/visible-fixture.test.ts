@@ -10,7 +10,7 @@ import {
   SequenceMatcher,
   sequenceMatcherRatio,
 } from "../../packages/core/src/difflib/index.ts";
-import { readSharedFixture } from "../shared-fixtures.ts";
+import { readFixture } from "../fixtures.ts";
 
 interface DifflibCase {
   id: string;
@@ -27,7 +27,7 @@ interface DifflibCase {
   b_popular_junk_chars: string[];
 }
 
-const fixture = readSharedFixture("difflib_visible.json") as {
+const fixture = readFixture("difflib_visible.json") as {
   cases: DifflibCase[];
 };
 const close = (got: number, want: number, what: string) =>

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadCases } from "./fixture-cases.ts";
+import { casesOf } from "./fixture-cases.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const entry = "packages/cli/src/main.ts";
@@ -23,7 +23,7 @@ function cliOp(
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 
-const visible = loadCases().find((f) => f.source.endsWith("qwen3_visible.json"))?.cases ?? [];
+const visible = casesOf("qwen3_visible.json");
 
 test("tokens render --jsonl: one result per line, bad lines answered with an error and skipped", () => {
   const renders = visible.filter(

@@ -1,31 +1,23 @@
 /**
- * Loads Qwen3 golden cases (the shared visible battery plus our extra HF-generated ones) and
- * turns each into the expectations envroll must meet: HF ids where HF is the authority, the
- * Python renderer's ids/attribution/parse/bridge records otherwise.
+ * Loads the Qwen3 golden cases (the visible battery made with the Python `renderers` package,
+ * plus the extra HF-generated ones) and turns each into the expectations envroll must meet: HF
+ * ids where HF is the authority, the Python renderer's ids/attribution/parse/bridge records
+ * otherwise.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { parseJsonKeepingFloats } from "../../packages/core/src/renderers/py-json.ts";
 import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
-import { sharedFixturePath } from "../shared-fixtures.ts";
+import { readFixtureKeepingFloats } from "../fixtures.ts";
 
-const here = dirname(fileURLToPath(import.meta.url));
-export const SHARED_FIXTURE = sharedFixturePath("qwen3_visible.json");
-export const EXTRA_DIR = join(here, "fixtures-extra");
+/** Both are required: a missing one fails loudly instead of shrinking the suite. */
+export const QWEN3_FIXTURES = ["qwen3_visible.json", "qwen3_extra.json"];
 
 export type Case = Record<string, any>;
 
-export function loadCases(): { source: string; cases: Case[] }[] {
-  const files: string[] = [];
-  if (existsSync(SHARED_FIXTURE)) files.push(SHARED_FIXTURE);
-  if (existsSync(EXTRA_DIR)) {
-    for (const f of readdirSync(EXTRA_DIR).sort()) if (f.endsWith(".json")) files.push(join(EXTRA_DIR, f));
-  }
-  return files.map((f) => ({
-    source: f,
-    cases: (parseJsonKeepingFloats(readFileSync(f, "utf8")) as { cases: Case[] }).cases,
-  }));
+export function loadCases(dir?: string): { source: string; cases: Case[] }[] {
+  return QWEN3_FIXTURES.map((f) => ({ source: f, cases: casesOf(f, dir) }));
+}
+
+export function casesOf(name: string, dir?: string): Case[] {
+  return readFixtureKeepingFloats(name, dir).cases as Case[];
 }
 
 export function rendererFor(c: Case): Qwen3Renderer {

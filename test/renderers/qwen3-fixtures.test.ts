@@ -1,5 +1,5 @@
 /**
- * Every Qwen3 golden case (shared visible battery + fixtures-extra): ids, attribution, roles and
+ * Every Qwen3 golden case (test/fixtures/qwen3_visible.json and qwen3_extra.json): ids, attribution, roles and
  * tool names for render; full records for bridge; content/reasoning/tool calls for parse.
  * Failures are collected so one run lists every failing case.
  */
@@ -69,8 +69,7 @@ const CHECKS: Record<string, (c: Case) => string[]> = {
   parse: checkParse,
 };
 
-for (const { source, cases } of loadCases()) {
-  const name = source.split("/").pop();
+for (const { source: name, cases } of loadCases()) {
   for (const kind of ["render", "bridge", "parse"]) {
     const mine = cases.filter((c) => c.kind === kind);
     test(`${name}: ${mine.length} ${kind} cases`, () => {

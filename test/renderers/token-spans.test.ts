@@ -8,7 +8,7 @@ import {
   tokensByRole,
   tokensPerMessage,
 } from "../../packages/core/src/renderers/token-spans.ts";
-import { type Case, loadCases, plain, rendererFor } from "./fixture-cases.ts";
+import { type Case, casesOf, plain, rendererFor } from "./fixture-cases.ts";
 
 function derived(r: RenderedTokens) {
   return plain({
@@ -23,7 +23,7 @@ function derived(r: RenderedTokens) {
 }
 
 test("span helpers equal the Python renderer's derived records (visible battery)", () => {
-  const cases: Case[] = loadCases().find((f) => f.source.endsWith("qwen3_visible.json"))?.cases ?? [];
+  const cases: Case[] = casesOf("qwen3_visible.json");
   let n = 0;
   for (const c of cases) {
     if (

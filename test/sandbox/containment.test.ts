@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { dirname } from "node:path";
 import { after, before, type TestContext, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
 import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
 import { leftovers, newMarker, processesWith, runPython } from "./helpers.ts";
@@ -17,7 +19,9 @@ const skip = available.ok ? false : `bubblewrap cannot sandbox here: ${available
 const it = (name: string, fn: (t: TestContext) => Promise<void>) => test(name, { skip }, fn);
 
 const tag = randomBytes(6).toString("hex");
-const secretDirs = ["/root", "/work", "/tmp"].map((d) => `${d}/envroll-secret-${tag}`);
+// The folder the checkout sits in stands for the host's project files.
+const besideRepo = dirname(fileURLToPath(new URL("../..", import.meta.url)));
+const secretDirs = [...new Set(["/root", besideRepo, "/tmp"])].map((d) => `${d}/envroll-secret-${tag}`);
 const secret = `SECRET-${randomBytes(16).toString("hex")}`;
 
 before(() => {
@@ -94,7 +98,7 @@ it("network: no route out and the host's loopback listener is unreachable", asyn
 
 it("writes outside the workdir never reach the host", async () => {
   const targets = [
-    `/work/pwned-${tag}`,
+    `${besideRepo}/pwned-${tag}`,
     `/root/pwned-${tag}`,
     `/tmp/pwned-${tag}`,
     `/etc/pwned-${tag}`,

@@ -3,17 +3,13 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
 import type { TraceView } from "../../packages/core/src/task.ts";
-import codeGolf, {
-  type CodeGolfData,
-  makeTask,
-  SYSTEM,
-} from "../../packages/core/src/tasksets/code-golf/index.ts";
+import codeGolf, { type CodeGolfData, makeTask, SYSTEM } from "../../packages/core/src/tasksets/code-golf/index.ts";
 import { extractProgram, PROGRAM_RE } from "../../packages/core/src/tasksets/code-golf/program.ts";
 import { REFERENCE_SPECS } from "../../packages/core/src/tasksets/code-golf/specs.ts";
-import { readSharedFixture } from "../shared-fixtures.ts";
+import { readFixture } from "../fixtures.ts";
 import { traceView } from "./trace-view.ts";
 
-const fx = readSharedFixture("code_golf_v1.json");
+const fx = readFixture("code_golf_v1.json");
 const metric = codeGolf.metrics!.find((m) => m.name === "evaluate")!;
 const correct = codeGolf.rewards!.find((r) => r.name === "correct")!;
 const group = (name: string) => codeGolf.groupRewards!.find((g) => g.name === name)!;

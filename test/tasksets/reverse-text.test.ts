@@ -8,10 +8,10 @@ import reverseText, {
 } from "../../packages/core/src/tasksets/reverse-text/index.ts";
 import { extractReversed } from "../../packages/core/src/tasksets/reverse-text/reward.ts";
 import { pyStrip, reverseCodePoints } from "../../packages/core/src/text/python-str.ts";
-import { readSharedFixture } from "../shared-fixtures.ts";
+import { readFixture } from "../fixtures.ts";
 import { traceView } from "./trace-view.ts";
 
-const fx = readSharedFixture("reverse_text_v1.json");
+const fx = readFixture("reverse_text_v1.json");
 const lcs = reverseText.rewards!.find((r) => r.name === "lcs")!;
 const singleTurn = reverseText.stops!.find((s) => s.name === "single_turn")!;
 

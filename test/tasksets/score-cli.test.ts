@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { scoreStream } from "../../packages/cli/src/score.ts";
 import { builtinTasksets } from "../../packages/core/src/tasksets/index.ts";
-import { readSharedFixture } from "../shared-fixtures.ts";
+import { readFixture } from "../fixtures.ts";
 
 async function score(id: string, lines: unknown[], runtime = true): Promise<{ out: any[]; failed: number }> {
   const taskset = await builtinTasksets[id]!();
@@ -21,7 +21,7 @@ async function score(id: string, lines: unknown[], runtime = true): Promise<{ ou
 }
 
 test("reverse-text: every fixture reply re-scores to the recorded lcs", async () => {
-  const fx = readSharedFixture("reverse_text_v1.json");
+  const fx = readFixture("reverse_text_v1.json");
   const { out, failed } = await score(
     "reverse-text",
     fx.cases.map((c: any) => ({ task: { prompt: [...c.answer].reverse().join("") }, reply: c.reply })),
@@ -35,7 +35,7 @@ test("reverse-text: every fixture reply re-scores to the recorded lcs", async ()
 });
 
 test("code-golf: a group runs each program in a sandbox and gets group rewards (0.2.0 rules on request)", async () => {
-  const fx = readSharedFixture("code_golf_v1.json");
+  const fx = readFixture("code_golf_v1.json");
   const g = fx.groups[0];
   const { out, failed } = await score("code-golf", [
     { task: { ...g.task, bonus_for_failing: true }, replies: g.rollouts.map((r: any) => r.reply) },

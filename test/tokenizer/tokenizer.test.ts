@@ -1,19 +1,17 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { mulberry32 } from "../../packages/core/src/random.ts";
 import { BytePairModel, mergeByHeap, mergeByScan } from "../../packages/core/src/tokenizer/bpe.ts";
 import { BYTE_TO_CHAR } from "../../packages/core/src/tokenizer/byte-level.ts";
 import { loadTokenizer, qwen3TokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
-import { readSharedFixture } from "../shared-fixtures.ts";
+import { readFixture } from "../fixtures.ts";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const tok = loadTokenizer();
 
 test("fixture texts encode to HF ids", () => {
-  const data = readSharedFixture("qwen3_visible.json");
+  const data = readFixture("qwen3_visible.json");
   let n = 0;
   for (const c of data.cases) {
     if (c.kind !== "render" || c.hf.error !== null) continue;
@@ -25,9 +23,7 @@ test("fixture texts encode to HF ids", () => {
 });
 
 test("random mixed-Unicode texts encode to HF ids (White_Space, NFC, added tokens)", () => {
-  const cases: { text: string; ids: number[] }[] = JSON.parse(
-    readFileSync(join(here, "fixtures", "tokenizer_random.json"), "utf8"),
-  );
+  const cases: { text: string; ids: number[] }[] = readFixture("tokenizer_random.json").cases;
   assert.ok(cases.length >= 100);
   for (const c of cases) assert.deepEqual(tok.encode(c.text), c.ids, JSON.stringify(c.text));
 });

@@ -13,7 +13,7 @@ from envroll_miles.miles_defaults import EmptyDataSource, miles_args
 from envroll_miles.miles_types import SampleStandIn, load_types, reset_types_cache
 from envroll_miles.samples import sample_from_dict, sample_to_dict
 
-# Miles' `Sample` fields, in order (miles/utils/types.py as documented in shared/spec/miles.md §2).
+# Miles' `Sample` fields, in order (radixark/miles, miles/utils/types.py).
 MILES_SAMPLE_FIELDS = [
     "group_index", "index", "rollout_id", "prompt", "tokens", "multimodal_inputs",
     "multimodal_train_inputs", "response", "response_length", "label", "reward", "loss_mask",
