@@ -3,10 +3,30 @@
  * (SGLang's /generate in front of a seeded tiny Qwen3) and `envroll_engine.train_check`.
  * Everything talks over 127.0.0.1 only.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
-/** `$PYTHON` lets CI or a developer point at a venv without activating it. */
-export const PYTHON = process.env.PYTHON ?? "python3";
+/** A problem the user fixes by setting something up: printed as one line, without a stack. */
+export class SetupError extends Error {}
+
+const PY_ENV = fileURLToPath(new URL("../scripts/py-env.mjs", import.meta.url));
+let python: string | null = null;
+
+/**
+ * The interpreter that runs the engine: `$PYTHON` when set (a venv of one's own), else the
+ * project's .venv, created or refreshed by scripts/py-env.mjs (the one `npm test` uses).
+ */
+export function projectPython(): string {
+  if (python === null) python = process.env.PYTHON || setUpVenv();
+  return python;
+}
+
+function setUpVenv(): string {
+  const r = spawnSync(process.execPath, [PY_ENV, "--print"], { stdio: ["ignore", "pipe", "inherit"] });
+  // py-env has printed its one line saying what is missing; nothing has started yet.
+  if (r.status !== 0) process.exit(r.status ?? 1);
+  return r.stdout.toString().trim();
+}
 
 export interface PythonEngine {
   url: string;
@@ -22,6 +42,7 @@ const READY = /envroll_engine listening on (http:\/\/\S+)/;
  * kept (last 4 KB) so a failed start says why instead of timing out silently.
  */
 export async function startPythonEngine(args: string[], timeoutMs = 180_000): Promise<PythonEngine> {
+  const PYTHON = projectPython();
   const child = spawn(PYTHON, ["-m", "envroll_engine", "--host", "127.0.0.1", "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -45,12 +66,13 @@ export async function startPythonEngine(args: string[], timeoutMs = 180_000): Pr
     });
     child.once("error", (e) => {
       clearTimeout(timer);
-      reject(new Error(`cannot run ${PYTHON}: ${e.message} (set $PYTHON)`));
+      reject(new SetupError(`cannot run ${PYTHON}: ${e.message} (unset $PYTHON to use the project's .venv)`));
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
-      const hint = /No module named/.test(stderr) ? "\n(pip install -e python/envroll_engine)" : "";
-      reject(new Error(`envroll_engine exited (${code ?? signal}) before it was ready\n${stderr}${hint}`));
+      const missing = /No module named '?([\w.]+)/.exec(stderr);
+      if (missing) reject(new SetupError(`${PYTHON} has no module ${missing[1]}: ${missingHint()}`));
+      else reject(new Error(`envroll_engine exited (${code ?? signal}) before it was ready\n${stderr}`));
     });
   });
   // The engine must not outlive the driver, whatever way the driver ends: a signal (CI timeout,
@@ -71,6 +93,12 @@ export async function startPythonEngine(args: string[], timeoutMs = 180_000): Pr
   const info = (await (await fetch(`${url}/get_server_info`)).json()) as { max_model_len?: number };
   if (typeof info.max_model_len !== "number") throw new Error("engine /get_server_info has no max_model_len");
   return { url, maxModelLen: info.max_model_len, stop: () => stopChild(child).finally(detach) };
+}
+
+function missingHint(): string {
+  return process.env.PYTHON
+    ? "install python/envroll_engine into it (pip install -e python/envroll_engine) or unset $PYTHON"
+    : "run `node scripts/py-env.mjs` (it rebuilds .venv)";
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -96,7 +124,7 @@ export interface TrainCheckResult {
  * check: the negative phase expects one.
  */
 export async function runTrainCheck(args: string[]): Promise<TrainCheckResult> {
-  const child = spawn(PYTHON, ["-m", "envroll_engine.train_check", ...args], {
+  const child = spawn(projectPython(), ["-m", "envroll_engine.train_check", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -26,7 +26,14 @@ import type { MilesSample } from "../packages/core/src/miles/sample.ts";
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
 import { SglangTransport } from "../packages/core/src/transport/index.ts";
 import { naiveGroups } from "./naive.ts";
-import { type PythonEngine, runTrainCheck, startPythonEngine, type TrainCheckResult } from "./python.ts";
+import {
+  type PythonEngine,
+  projectPython,
+  runTrainCheck,
+  SetupError,
+  startPythonEngine,
+  type TrainCheckResult,
+} from "./python.ts";
 import {
   badTraces,
   maskedTokens,
@@ -77,6 +84,8 @@ async function main(): Promise<number> {
   const work = args.keep ? resolve(args.keep) : await mkdtemp(join(tmpdir(), "envroll-e2e-"));
   await mkdir(work, { recursive: true });
   let engine: PythonEngine | null = null;
+  // Before any rollout: a first run on a fresh clone builds .venv here (about a minute).
+  log(`python: ${projectPython()}`);
   try {
     let url = args.engine;
     if (!url) {
@@ -208,7 +217,8 @@ main().then(
     process.exit(code);
   },
   (e: unknown) => {
-    console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+    if (e instanceof SetupError) console.error(`e2e: ${e.message}`);
+    else console.error(e instanceof Error ? (e.stack ?? e.message) : e);
     process.exit(1);
   },
 );

@@ -14,7 +14,10 @@ import { loadCases, QWEN3_FIXTURES } from "../renderers/fixture-cases.ts";
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
 test("a missing golden fails naming the file and the command that makes it", () => {
-  assert.throws(() => readFixture("no_such_golden.json"), /test\/fixtures\/no_such_golden\.json.*generate\.py/);
+  assert.throws(
+    () => readFixture("no_such_golden.json"),
+    /test\/fixtures\/no_such_golden\.json.*generate\.py/,
+  );
 });
 
 test("the Qwen3 battery needs both of its files: one missing fails instead of being skipped", () => {
@@ -29,11 +32,20 @@ test("the Qwen3 battery needs both of its files: one missing fails instead of be
 });
 
 // Folders that are not the project's own files (installed packages, outputs, caches).
-const SKIP = new Set([".git", "node_modules", ".venv", "outputs", "__pycache__", ".pytest_cache", ".scratch"]);
+const SKIP = new Set([
+  ".git",
+  "node_modules",
+  ".venv",
+  "outputs",
+  "__pycache__",
+  ".pytest_cache",
+  ".scratch",
+]);
 
 function* projectFiles(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
-    if (SKIP.has(name) || name.endsWith(".egg-info") || relative(ROOT, join(dir, name)) === "bench/out") continue;
+    if (SKIP.has(name) || name.endsWith(".egg-info") || relative(ROOT, join(dir, name)) === "bench/out")
+      continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* projectFiles(path);
     else yield path;
