@@ -60,9 +60,12 @@ test("no file reads or names the folder beside the checkout or a path of the mac
     ["", "work", ""].join("/"),
     ...["spec", "fixtures", "miles-stubs"].map((d) => ` ${["shared", d].join("/")}/`),
   ];
+  // The CI step that hides that folder while the tests run has to name it.
+  const hider = new Set([".ci/run", "scripts/without-shared.sh"]);
   const hits: string[] = [];
   let scanned = 0;
   for (const path of projectFiles(ROOT)) {
+    if (hider.has(relative(ROOT, path))) continue;
     const text = readFileSync(path, "latin1");
     scanned++;
     for (const f of forbidden) if (text.includes(f)) hits.push(`${relative(ROOT, path)}: ${f.trim()}`);
