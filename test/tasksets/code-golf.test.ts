@@ -3,7 +3,11 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
 import type { TraceView } from "../../packages/core/src/task.ts";
-import codeGolf, { type CodeGolfData, makeTask, SYSTEM } from "../../packages/core/src/tasksets/code-golf/index.ts";
+import codeGolf, {
+  type CodeGolfData,
+  makeTask,
+  SYSTEM,
+} from "../../packages/core/src/tasksets/code-golf/index.ts";
 import { extractProgram, PROGRAM_RE } from "../../packages/core/src/tasksets/code-golf/program.ts";
 import { REFERENCE_SPECS } from "../../packages/core/src/tasksets/code-golf/specs.ts";
 import { readFixture } from "../fixtures.ts";
