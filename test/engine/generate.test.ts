@@ -174,6 +174,17 @@ test("top_logprobs_num and logprob_start_len add the optional arrays", async () 
   assert.equal(m.output_top_logprobs[0][0][1], json.output_ids[0]);
 });
 
+test("logprob_start_len k > 0: the entry at k is None, as SGLang pads it", async () => {
+  const { json } = await gen({ input_ids: PROMPT, return_logprob: true, logprob_start_len: 2 });
+  const inp = json.meta_info.input_token_logprobs;
+  assert.deepEqual(
+    inp.map((t: unknown[]) => t[1]),
+    PROMPT.slice(2),
+  );
+  assert.equal(inp[0][0], null);
+  assert.ok(inp.slice(1).every((t: unknown[]) => typeof t[0] === "number" && (t[0] as number) <= 0));
+});
+
 const BAD: [string, unknown, RegExp][] = [
   ["no input", { sampling_params: {} }, /^Either text, input_ids or input_embeds should be provided\.$/],
   ["text and input_ids", { text: "a", input_ids: [1] }, /not both/],

@@ -157,7 +157,8 @@ describe("trace → Miles sample", () => {
     );
   });
 
-  it("a trace with no sampled token becomes a failed, removable, zero-length sample", () => {
+  it("a trace with no sampled token becomes a failed, removable sample with one masked pad token", () => {
+    // Miles slices tokens[-response_length:]: a zero-length response would be the whole sequence.
     const noBranch = trace({
       branches: [],
       errors: [{ type: "ProviderError", message: "refused" }],
@@ -165,19 +166,61 @@ describe("trace → Miles sample", () => {
     });
     const promptOnly = trace({ branches: [branch([[[1, 2, 3], false]])] });
     const c = new SampleCounter();
-    const [a, b] = groupSamples(tracesToGroup([noBranch, promptOnly], c));
+    const [a, b] = groupSamples(tracesToGroup([noBranch, promptOnly], c, { padTokenId: 7 }));
     for (const s of [a, b]) {
       assert.equal(s.status, "failed");
-      assert.equal(s.response_length, 0);
-      assert.deepEqual(s.loss_mask, []);
-      assert.deepEqual(s.rollout_log_probs, []);
+      assert.equal(s.response_length, 1);
+      assert.deepEqual(s.loss_mask, [0]);
+      assert.deepEqual(s.rollout_log_probs, [0]);
       assert.equal(s.remove_sample, true);
       assert.equal(s.metadata.envroll.empty, true);
       assert.deepEqual(sampleViolations(s), []);
     }
-    assert.deepEqual(a.tokens, []);
-    assert.deepEqual(b.tokens, [1, 2, 3]);
+    // The trainer scores the response from the position before it: a pad stands in for no prompt.
+    assert.deepEqual(a.tokens, [7, 7]);
+    assert.deepEqual(b.tokens, [1, 2, 3, 7]);
     assert.equal(a.metadata.envroll.error, "ProviderError: refused");
+    assert.equal(a.metadata.envroll.error_type, "ProviderError");
+    assert.equal(b.metadata.envroll.error_type, "EmptyTrace");
+  });
+
+  it("compact rollouts: every element of every group is a list, one-branch and empty traces too", () => {
+    // Miles flattens level by level judging by the first element, so a mix of Sample and
+    // list[Sample] crashes its postprocess_rollout_data.
+    const two = trace({
+      branches: [
+        branch([
+          [[1, 2], false],
+          [[3], true],
+        ]),
+        branch([
+          [[5], false],
+          [[6], true],
+        ]),
+      ],
+    });
+    const c = new SampleCounter();
+    const group = tracesToGroup([trace(), two, trace({ branches: [] })], c, { compact: true });
+    assert.ok(group.every((e) => Array.isArray(e)));
+    assert.deepEqual(
+      group.map((e) => (e as MilesSample[]).length),
+      [1, 2, 1],
+    );
+    const ids = group.map((e) => (e as MilesSample[]).map((s) => s.rollout_id));
+    assert.deepEqual(ids, [[0], [1, 1], [3]]);
+    assert.deepEqual(sampleViolations((group[2] as MilesSample[])[0]), []);
+  });
+
+  it("prefix-cache info: the engine's cached tokens over every turn's prompt tokens, once per trace", () => {
+    const usage = { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49, cached_tokens: 30 };
+    const s = branchToSample(trace({ usage }), 0);
+    assert.deepEqual(s.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
+    const two = trace({ usage, branches: [branch([[[1], false], [[2], true]]), branch([[[3], false], [[4], true]])] });
+    const [first, second] = tracesToGroup([two], new SampleCounter(), { compact: true })[0] as MilesSample[];
+    assert.deepEqual(first.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
+    assert.deepEqual(second.prefix_cache_info, { cached_tokens: 0, total_prompt_tokens: 0 });
+    const none = branchToSample(trace({ usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } }), 0);
+    assert.equal(none.prefix_cache_info.cached_tokens, 0);
   });
 
   it("rejects a misaligned branch with a ConversionError", () => {

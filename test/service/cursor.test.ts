@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
-import { epochOrder, freshCursorState, TaskCursor } from "../../packages/core/src/service/cursor.ts";
+import { epochOrder, freshCursorState, migrateCursorState, TaskCursor } from "../../packages/core/src/service/cursor.ts";
 import { ScopedClient } from "../../packages/core/src/service/scoped-client.ts";
 
 describe("task cursor", () => {
@@ -17,23 +17,56 @@ describe("task cursor", () => {
     assert.deepEqual(epochOrder(4, false, 7, 3), [0, 1, 2, 3]);
   });
 
-  it("hands back returned tasks first and wraps into the next epoch", () => {
+  it("hands back returned slots first, in their original order, and wraps into the next epoch", () => {
     const c = new TaskCursor(freshCursorState("t", 3, false, 0));
     c.beginRollout(0);
     const [a, b, d] = [c.take(), c.take(), c.take()];
-    assert.deepEqual([a, b, d], [0, 1, 2]);
+    assert.deepEqual(
+      [a, b, d].map((t) => t.task),
+      [0, 1, 2],
+    );
     c.complete(a);
+    c.giveBack(d);
     c.giveBack(b);
-    // d is still in flight: a snapshot counts it as returned, never as done.
+    // Given back late-first, handed out early-first: a returned task keeps its place.
     assert.deepEqual(c.snapshot().returned, [1, 2]);
+    assert.deepEqual(c.take(), b);
+    assert.deepEqual(c.take(), d);
     c.complete(d);
-    assert.equal(c.take(), 1);
-    assert.equal(c.take(), 0);
+    const next = c.take();
+    assert.deepEqual(next, { task: 0, slot: 3 });
     assert.equal(c.state.epoch, 1);
     assert.equal(c.release(d), true);
     assert.equal(c.release(d), false);
     assert.deepEqual(c.state.completed, [0]);
     assert.equal(c.state.completed_total, 1);
+    // b and next are still in flight: a snapshot counts them as returned, never as done.
+    assert.deepEqual(c.snapshot().returned, [1, 2, 3]);
+  });
+
+  it("a slot returned across an epoch boundary runs its own epoch's task (shuffled orders)", () => {
+    const c = new TaskCursor(freshCursorState("t", 5, true, 9));
+    const first = Array.from({ length: 5 }, () => c.take());
+    c.giveBack(first[4]);
+    assert.deepEqual(c.take(), first[4]);
+    const second = Array.from({ length: 5 }, () => c.take());
+    assert.deepEqual(
+      second.map((t) => t.slot),
+      [5, 6, 7, 8, 9],
+    );
+    c.giveBack(first[4]);
+    assert.equal(c.state.epoch, 1);
+    assert.deepEqual(c.take(), first[4]);
+  });
+
+  it("version-1 states (returned task indices) load as slots of the current epoch", () => {
+    const v1 = { ...freshCursorState("t", 4, true, 3), version: 1, epoch: 2, offset: 3, returned: [] as number[] };
+    const order = epochOrder(4, true, 3, 2);
+    v1.returned = [order[2], order[0]];
+    const s = migrateCursorState(v1 as unknown as Record<string, unknown>);
+    assert.equal(s.version, 2);
+    assert.deepEqual(s.returned, [8, 10]);
+    assert.throws(() => migrateCursorState({ ...v1, version: 7 }), /unknown cursor state version 7/);
   });
 });
 

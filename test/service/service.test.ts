@@ -151,17 +151,18 @@ describe("rollout service over HTTP", () => {
     assert.equal(r.body[r.body.length - 1].cursor, null);
   });
 
-  it("seeds rollouts seed_base + task_index × n + offset when deterministic", async () => {
-    const { svc, env } = await serve();
-    await post(`${svc.url}/rollout`, {
-      ...base,
-      rollout_id: 0,
-      count: 2,
-      seed_base: 100,
-      deterministic: true,
-    });
-    const seeds = Object.fromEntries(env.runs.map((r) => [r.taskIndex, r.seeds]));
-    assert.deepEqual(seeds, { 0: [100, 101], 1: [102, 103] });
+  it("seeds rollouts seed_base + running index × n + offset, so each epoch's run of a task differs", async () => {
+    const { svc, env } = await serve({ numTasks: 2 });
+    const body = { ...base, count: 2, seed_base: 100, deterministic: true };
+    await post(`${svc.url}/rollout`, { ...body, rollout_id: 0 });
+    await post(`${svc.url}/rollout`, { ...body, rollout_id: 1 });
+    const seeds = env.runs.map((r) => [r.taskIndex, r.seeds]).sort((a, b) => (a[1] as number[])[0] - (b[1] as number[])[0]);
+    assert.deepEqual(seeds, [
+      [0, [100, 101]],
+      [1, [102, 103]],
+      [0, [104, 105]],
+      [1, [106, 107]],
+    ]);
   });
 
   it("marks drop reasons and reports group failures without stopping the stream", async () => {
@@ -213,8 +214,8 @@ describe("task cursor persistence", () => {
     const lines = await streamThenDisconnect(`${svc.url}/rollout`, body, 3);
     const sent = lines.map((l) => l.task_index);
     assert.deepEqual(sent.sort(), [0, 1, 2]);
-    // The client used only the first line: the other two sent groups and the running one return.
-    const r = await post(`${svc.url}/release`, { request_id: "r1", consumed: 1 });
+    // The client judged only the first line: the other two sent groups and the running one return.
+    const r = await post(`${svc.url}/release`, { request_id: "r1", used: [lines[0].seq] });
     assert.equal(r.status, 200);
     assert.deepEqual(
       r.body.released.sort(),
@@ -229,7 +230,7 @@ describe("task cursor persistence", () => {
       [...saved.returned].sort(),
       [0, 1, 2, 3].filter((t) => t !== lines[0].task_index),
     );
-    assert.equal((await post(`${svc.url}/release`, { request_id: "nope", consumed: 0 })).status, 404);
+    assert.equal((await post(`${svc.url}/release`, { request_id: "nope", used: [] })).status, 404);
     assert.equal((await post(`${svc.url}/release`, { request_id: "r1" })).status, 400);
   });
 

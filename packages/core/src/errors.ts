@@ -37,6 +37,11 @@ export class SandboxError extends RolloutError {}
 export class TaskError extends RolloutError {}
 /** The interception layer itself failed (bad request shape, server error). */
 export class InterceptionError extends RolloutError {}
+/**
+ * A request the train path refuses by design (e.g. a streaming harness): the rollout would fail
+ * the same way on every try, so a train step stops on this type instead of resampling.
+ */
+export class UnsupportedError extends RolloutError {}
 
 /**
  * A group reward failed or returned the wrong number of scores. Not a rollout error: it is

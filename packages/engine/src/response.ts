@@ -70,12 +70,13 @@ function addLogprobs(
   meta.output_token_logprobs = tuples;
   meta.output_token_logprobs_length = tuples.length;
   if (job.logprobStartLen >= 0) {
-    // The first prompt position has no logprob; the rest are seeded from the prompt itself.
+    // As SGLang: the entry at logprob_start_len itself is None (scoring starts from its logits,
+    // which predict the next token); the rest are seeded from the prompt itself.
     const rng = mulberry32(job.promptIds.length * 2654435761);
     const start = Math.min(job.logprobStartLen, job.promptIds.length);
     meta.input_token_logprobs = job.promptIds
       .slice(start)
-      .map((id, i) => [start + i === 0 ? null : Math.log(1 - 0.9 * rng()), id, textOf(id)]);
+      .map((id, i) => [i === 0 ? null : Math.log(1 - 0.9 * rng()), id, textOf(id)]);
   }
   if (job.topLogprobsNum > 0) {
     // The sampled token is the top entry; the other candidates are lower, made-up neighbours.

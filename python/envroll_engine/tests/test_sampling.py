@@ -66,6 +66,17 @@ def test_input_token_logprobs(engine, twin):
     assert (torch.tensor([t[0] for t in inp[1:]]) - ref).abs().max().item() <= TOL
 
 
+def test_input_token_logprobs_from_a_later_start_are_none_first(engine, twin):
+    # SGLang pads the entry at logprob_start_len with None whatever the position, so Miles' prefill
+    # recompute asks for prompt_len - 1 to get every response token scored.
+    k = 3
+    body = {"input_ids": PROMPT, "return_logprob": True, "sampling_params": {"max_new_tokens": 0}}
+    inp = engine.generate({**body, "logprob_start_len": k})["meta_info"]["input_token_logprobs"]
+    assert [t[1] for t in inp] == PROMPT[k:] and inp[0][0] is None
+    ref = token_logprobs(twin.model, PROMPT, k + 1)
+    assert (torch.tensor([t[0] for t in inp[1:]]) - ref).abs().max().item() <= TOL
+
+
 def _first_index(ids, tok):
     return ids.index(tok)
 

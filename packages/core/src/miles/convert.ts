@@ -9,7 +9,10 @@
  * A trace with several branches (compaction, forks) becomes a *compact rollout*: a list of
  * samples sharing one `rollout_id` inside the group, which Miles supports and the upstream
  * Verifiers adapter refuses. Because it changes what the trainer sees it is opt-in; without it
- * such a trace is an explicit ConversionError rather than a silently dropped branch.
+ * such a trace is an explicit ConversionError rather than a silently dropped branch. With it,
+ * *every* trace is a list (a one-branch trace a list of one): Miles' `postprocess_rollout_data`
+ * flattens a batch level by level, judging by its first element, so a batch must be all
+ * `Sample` or all `list[Sample]` at each level.
  */
 import { pyStrip } from "../text/python-str.ts";
 import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
@@ -22,6 +25,8 @@ export interface ConvertOptions {
   rewardKey?: string | null;
   /** Turn multi-branch traces into compact rollouts instead of failing. */
   compact?: boolean;
+  /** The token standing in for the response of a trace that sampled nothing (default 0). */
+  padTokenId?: number;
 }
 
 export class ConversionError extends Error {
@@ -89,14 +94,9 @@ function branchLastReply(nodes: readonly NodeRecord[], branch: BranchRecord): st
   return "";
 }
 
-function lastError(trace: TraceRecord): string | undefined {
-  const e = trace.errors[trace.errors.length - 1];
-  return e ? `${e.type}: ${e.message}` : undefined;
-}
-
 function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
   const prompt = trace.task.data.prompt;
-  const error = lastError(trace);
+  const last = trace.errors[trace.errors.length - 1];
   return {
     group_index: null,
     index: null,
@@ -130,7 +130,7 @@ function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
         stop_condition: trace.stop_condition,
         num_turns: trace.num_turns,
         weight_versions: [],
-        ...(error !== undefined ? { error } : {}),
+        ...(last ? { error: `${last.type}: ${last.message}`, error_type: last.type } : {}),
       },
     },
     generate_function_path: null,
@@ -145,7 +145,8 @@ function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
       spec_verify_ct: 0,
       completion_token_num: 0,
     },
-    prefix_cache_info: { cached_tokens: 0, total_prompt_tokens: 0 },
+    // Summed over the trace's turns, as Miles sums `meta_info` per turn (hit rate = cached / total).
+    prefix_cache_info: { cached_tokens: trace.usage.cached_tokens ?? 0, total_prompt_tokens: trace.usage.prompt_tokens },
   };
 }
 
@@ -177,17 +178,18 @@ export function branchToSample(
   s.metadata.envroll.weight_versions = s.weight_versions;
   if (trace.branches.length > 1) s.response = branchLastReply(trace.nodes, branch);
   s.spec_info.completion_token_num = s.loss_mask.reduce((a, b) => a + b, 0);
-  s.prefix_cache_info.total_prompt_tokens = first;
   return s;
 }
 
 /**
  * A trace that never sampled a token (it failed before its first turn). It still becomes a sample
- * so the group keeps its size and the failure is visible, but one Miles can carry without
- * crashing: status failed, the prompt tokens if any, response_length 0 with empty mask and
- * logprobs (the `validate()` invariants hold), and `remove_sample` so it never contributes loss.
- * The Python side drops such groups by default (reason `empty_trace`), since a zero-length
- * response is ambiguous for code that slices `tokens[-response_length:]`.
+ * so the group keeps its size (its reward still counts in the group's advantages) and the failure
+ * is visible, in a shape Miles can carry: a zero-length response would break code that slices
+ * `tokens[-response_length:]`, so one masked pad token stands for the response (after the prompt
+ * tokens, or after a pad token when there were none: the trainer scores the response from the
+ * position before it). Status failed, `remove_sample` so it never contributes loss. The Python
+ * side drops such groups by default (reason `empty_trace`) and keeps them with
+ * `--envroll-keep-failed-groups`; eval lists them as None rewards, never as samples.
  */
 function emptySample(
   trace: TraceRecord,
@@ -196,13 +198,20 @@ function emptySample(
   branchIndex = 0,
 ): MilesSample {
   const s = baseSample(trace, opts);
-  s.tokens = promptIds.slice();
+  const pad = opts.padTokenId ?? 0;
+  s.tokens = [...(promptIds.length > 0 ? promptIds : [pad]), pad];
+  s.response_length = 1;
+  s.loss_mask = [0];
+  s.rollout_log_probs = [0];
+  s.response = "";
   s.status = "failed";
   s.remove_sample = true;
   s.metadata.envroll.branch_index = branchIndex;
   s.metadata.envroll.empty = true;
-  if (s.metadata.envroll.error === undefined) s.metadata.envroll.error = "EmptyTrace: no sampled token";
-  s.prefix_cache_info.total_prompt_tokens = promptIds.length;
+  if (s.metadata.envroll.error === undefined) {
+    s.metadata.envroll.error = "EmptyTrace: no sampled token";
+    s.metadata.envroll.error_type = "EmptyTrace";
+  }
   return s;
 }
 
@@ -218,7 +227,10 @@ function assign(s: MilesSample, groupIndex: number, counter: SampleCounter): Mil
   return s;
 }
 
-/** One trace → one group element: a sample, or a compact rollout when it has several branches. */
+/**
+ * One trace → one group element: a sample, or (with `compact`) a compact rollout, a list of one
+ * sample per branch.
+ */
 export function traceToElement(
   trace: TraceRecord,
   groupIndex: number,
@@ -226,9 +238,9 @@ export function traceToElement(
   opts: ConvertOptions = {},
 ): GroupElement {
   const count = trace.branches.length;
-  if (count === 0) return assign(emptySample(trace, opts, []), groupIndex, counter);
-  if (count === 1) return assign(branchToSample(trace, 0, opts), groupIndex, counter);
   if (!opts.compact) {
+    if (count === 0) return assign(emptySample(trace, opts, []), groupIndex, counter);
+    if (count === 1) return assign(branchToSample(trace, 0, opts), groupIndex, counter);
     throw new ConversionError(
       `trace ${trace.id} (task ${trace.task_index}) has ${count} branches (compaction or a forked ` +
         "conversation); enable compact rollouts (--envroll-compact-rollouts / request `compact: true`) " +
@@ -236,7 +248,10 @@ export function traceToElement(
     );
   }
   // Convert every branch first so a bad one fails the trace before any index is consumed.
-  const siblings = trace.branches.map((_, b) => branchToSample(trace, b, opts));
+  const siblings =
+    count === 0 ? [emptySample(trace, opts, [])] : trace.branches.map((_, b) => branchToSample(trace, b, opts));
+  // One trace's turns are counted once (on its first branch), or the hit rate would double-count.
+  for (const s of siblings.slice(1)) s.prefix_cache_info = { cached_tokens: 0, total_prompt_tokens: 0 };
   const rolloutId = counter.nextIndex;
   return siblings.map((s) => {
     s.rollout_id = rolloutId;

@@ -22,8 +22,10 @@ export interface EnvrollSampleMetadata {
   num_turns: number;
   /** The last error of the trace ("type: message"), when it failed. */
   error?: string;
+  /** That error's type (class name); `UnsupportedError` is a refusal that stops a train step. */
+  error_type?: string;
   weight_versions: string[];
-  /** True when the trace produced no sampled token: the sample cannot be trained. */
+  /** True when the trace produced no sampled token: one masked pad token stands for its response. */
   empty?: boolean;
 }
 

@@ -27,6 +27,8 @@ export interface CreateRendererOptions {
   tokenizerPath?: string;
   /** Generic renderer only: parse `<tool_call>{json}</tool_call>` blocks Qwen-style. */
   toolParser?: "qwen3" | null;
+  /** Generic renderer only: extra chat-template variables (HF `apply_chat_template(**kwargs)`). */
+  templateVars?: Record<string, unknown>;
 }
 
 /** Qwen3 family names. Qwen3.5/3.6, -VL, -Coder and -Next use other formats and are excluded. */
@@ -44,6 +46,8 @@ export function isQwen3Model(model: string): boolean {
 
 export function createRenderer(model: string, options: CreateRendererOptions = {}): Renderer {
   if (isQwen3Model(model)) {
+    const extra = Object.keys(options.templateVars ?? {});
+    if (extra.length > 0) throw new Error(`${model}: the qwen3 renderer takes no template variables (${extra.join(", ")})`);
     return new Qwen3Renderer(
       {
         enableThinking: options.enableThinking,
@@ -61,6 +65,7 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
       name: model,
       enableThinking: options.enableThinking,
       toolParser: options.toolParser ?? null,
+      templateVars: options.templateVars,
     });
   }
   throw new Error(

@@ -59,12 +59,15 @@ export interface EngineSpec {
   skipSpecialTokens: boolean;
   stopTokenIds: number[];
   connections: number;
-  /** Renderer chat-template kwargs (`--apply-chat-template-kwargs`, e.g. enable_thinking). */
+  /** `--apply-chat-template-kwargs`, every key; the renderer refuses (naming it) a key it does not know. */
   chatTemplateKwargs: Record<string, unknown>;
 }
+
+/** A request's client; `padTokenId` fills the one masked token of a sample that sampled nothing. */
+export type RequestClient = Client & { readonly padTokenId?: number };
 
 /**
  * Builds one Client per request, so aborting a request (`client.abort()`) reaches exactly that
  * request's engine calls and `close()` frees its connections.
  */
-export type ClientFactory = (engine: EngineSpec) => Client | Promise<Client>;
+export type ClientFactory = (engine: EngineSpec) => RequestClient | Promise<RequestClient>;

@@ -6,7 +6,7 @@
  */
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type CursorState, freshCursorState, TaskCursor } from "./cursor.ts";
+import { type CursorState, freshCursorState, migrateCursorState, TaskCursor } from "./cursor.ts";
 
 const FILE_RE = /^cursor-(\d+)\.json$/;
 
@@ -77,10 +77,11 @@ export class CursorStore {
     }
     if (best < 0) return null;
     const path = join(this.dir, `cursor-${best}.json`);
-    const state = JSON.parse(await readFile(path, "utf8")) as CursorState;
-    if (state.version !== 1)
-      throw new Error(`${path}: unknown cursor state version ${String(state.version)}`);
-    return state;
+    try {
+      return migrateCursorState(JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>);
+    } catch (err) {
+      throw new Error(`${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 }
 

@@ -5,8 +5,14 @@
  * or dropped groups consume more tasks than the batch size. Here the cursor records what really
  * happened: a task is *handed out* when its group starts, *completed* when its group line reached
  * the client, and *returned* when its group was aborted (stream closed, over-sampling satisfied,
- * `/abort`). Returned tasks are handed out first next time, so across refills, restarts and
- * aborts no task runs twice and none is skipped.
+ * `/abort`) or released unused. So across refills, restarts and aborts no task runs twice and
+ * none is skipped.
+ *
+ * What is handed out is a *slot*: the running index into the endless sequence of epochs
+ * (`epoch × num_tasks + position`), the task being that position of that epoch's order. Slots
+ * give each epoch's run of a task its own seed (`seed_base + slot × n`, as upstream's running
+ * index does), and returned slots go out again lowest first — in their original order, so a
+ * handed-back task keeps its place instead of queueing behind later ones.
  *
  * Task order: the identity, or a seeded permutation per epoch (`--rollout-shuffle`); the
  * permutation is recomputed from (seed, epoch), so the state stays small.
@@ -14,7 +20,7 @@
 import { mulberry32, shuffle as permute } from "../random.ts";
 
 export interface CursorState {
-  version: 1;
+  version: 2;
   taskset_id: string;
   num_tasks: number;
   shuffle: boolean;
@@ -24,12 +30,18 @@ export interface CursorState {
   epoch: number;
   /** Next position in the current epoch's order. */
   offset: number;
-  /** Handed out but not completed (aborted): handed out again before anything new. */
+  /** Slots handed out but not completed (aborted, released): handed out again first, ascending. */
   returned: number[];
   /** Task indices completed during `rollout_id`, in completion order. */
   completed: number[];
   completed_total: number;
   handed_out_total: number;
+}
+
+/** One hand-out: the task to run and the slot it occupies in the epoch sequence. */
+export interface Taken {
+  task: number;
+  slot: number;
 }
 
 export function freshCursorState(
@@ -39,7 +51,7 @@ export function freshCursorState(
   seed: number,
 ): CursorState {
   return {
-    version: 1,
+    version: 2,
     taskset_id: tasksetId,
     num_tasks: numTasks,
     shuffle,
@@ -60,9 +72,18 @@ export function epochOrder(numTasks: number, shuffle: boolean, seed: number, epo
   return permute(order, mulberry32((seed ^ Math.imul(epoch + 1, 0x9e3779b1)) >>> 0));
 }
 
+function insertSorted(list: number[], value: number): void {
+  let i = list.length;
+  while (i > 0 && list[i - 1] > value) i--;
+  list.splice(i, 0, value);
+}
+
 export class TaskCursor {
   private order: number[];
-  private readonly inFlight = new Set<number>();
+  /** Slots handed out and neither completed nor returned yet. */
+  private readonly inFlight = new Map<number, number>();
+  /** The order of one other epoch (a slot returned across an epoch boundary). */
+  private otherOrder: { epoch: number; order: number[] } | null = null;
 
   constructor(readonly state: CursorState) {
     this.order = epochOrder(state.num_tasks, state.shuffle, state.seed, state.epoch);
@@ -76,26 +97,36 @@ export class TaskCursor {
     }
   }
 
-  take(): number {
-    this.state.handed_out_total++;
-    const back = this.state.returned.shift();
-    if (back !== undefined) {
-      this.inFlight.add(back);
-      return back;
+  /** The task a slot stands for. */
+  taskOf(slot: number): number {
+    const n = this.state.num_tasks;
+    const epoch = Math.floor(slot / n);
+    if (epoch === this.state.epoch) return this.order[slot % n];
+    if (this.otherOrder?.epoch !== epoch) {
+      this.otherOrder = { epoch, order: epochOrder(n, this.state.shuffle, this.state.seed, epoch) };
     }
-    if (this.state.offset >= this.order.length) {
-      this.state.epoch++;
-      this.state.offset = 0;
-      this.order = epochOrder(this.state.num_tasks, this.state.shuffle, this.state.seed, this.state.epoch);
-    }
-    const task = this.order[this.state.offset++];
-    this.inFlight.add(task);
-    return task;
+    return this.otherOrder.order[slot % n];
   }
 
-  complete(task: number): void {
-    this.inFlight.delete(task);
-    this.state.completed.push(task);
+  take(): Taken {
+    this.state.handed_out_total++;
+    let slot = this.state.returned.shift();
+    if (slot === undefined) {
+      if (this.state.offset >= this.order.length) {
+        this.state.epoch++;
+        this.state.offset = 0;
+        this.order = epochOrder(this.state.num_tasks, this.state.shuffle, this.state.seed, this.state.epoch);
+      }
+      slot = this.state.epoch * this.state.num_tasks + this.state.offset++;
+    }
+    const taken = { task: this.taskOf(slot), slot };
+    this.inFlight.set(slot, taken.task);
+    return taken;
+  }
+
+  complete(t: Taken): void {
+    this.inFlight.delete(t.slot);
+    this.state.completed.push(t.task);
     this.state.completed_total++;
   }
 
@@ -103,22 +134,38 @@ export class TaskCursor {
    * Undoes `complete` for a group the client received but never used (it stopped reading once it
    * had enough): the task was not trained on, so it must run again rather than be skipped.
    */
-  release(task: number): boolean {
-    const i = this.state.completed.lastIndexOf(task);
+  release(t: Taken): boolean {
+    const i = this.state.completed.lastIndexOf(t.task);
     if (i < 0) return false;
     this.state.completed.splice(i, 1);
     this.state.completed_total--;
-    this.state.returned.push(task);
+    insertSorted(this.state.returned, t.slot);
     return true;
   }
 
-  giveBack(task: number): void {
-    this.inFlight.delete(task);
-    this.state.returned.push(task);
+  giveBack(t: Taken): void {
+    this.inFlight.delete(t.slot);
+    insertSorted(this.state.returned, t.slot);
   }
 
   /** The persisted form: anything still in flight counts as returned (it never reached the client). */
   snapshot(): CursorState {
-    return structuredClone({ ...this.state, returned: [...this.state.returned, ...this.inFlight] });
+    const returned = [...this.state.returned];
+    for (const slot of this.inFlight.keys()) insertSorted(returned, slot);
+    return structuredClone({ ...this.state, returned });
   }
+}
+
+/**
+ * A state saved before slots existed (version 1: `returned` held task indices). Each returned
+ * task becomes the slot of its position in the current epoch's order, which is where it was
+ * handed out unless it straddled an epoch boundary (then only its seed differs).
+ */
+export function migrateCursorState(raw: Record<string, unknown>): CursorState {
+  const s = raw as unknown as CursorState & { version: number };
+  if (s.version === 2) return s;
+  if (s.version !== 1) throw new Error(`unknown cursor state version ${String(s.version)}`);
+  const order = epochOrder(s.num_tasks, s.shuffle, s.seed, s.epoch);
+  const returned = (s.returned as number[]).map((task) => s.epoch * s.num_tasks + order.indexOf(task));
+  return { ...s, version: 2, returned: returned.sort((a, b) => a - b) };
 }

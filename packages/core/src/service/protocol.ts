@@ -38,7 +38,7 @@ export const RolloutRequestSchema = z.strictObject({
   chat_template_kwargs: z.record(z.string(), z.unknown()).default({}),
   /** Rollouts in flight for this request (Miles: server concurrency × engines). */
   concurrency: int.min(1).max(1_000_000).default(512),
-  /** Seeds are `seed_base + task_index × n + offset` when `deterministic`. */
+  /** Seeds are `seed_base + slot × n + offset` when `deterministic` (slot: the cursor's running index; eval: the task index). */
   seed_base: int.nullable().default(null),
   deterministic: z.boolean().default(false),
   /** Reward shape: a key makes `reward` the dict `{...rewards, reward}` (Miles `--reward-key`). */
@@ -62,12 +62,13 @@ export const AbortRequestSchema = z.strictObject({
 });
 
 /**
- * The client used only the first `consumed` group lines of a train request (it had enough): the
- * tasks of the lines after them go back to the cursor. Aborts the request if it still runs.
+ * The client judged only the group lines whose `seq` is in `used` (it had enough): the tasks of
+ * every other line it was sent go back to the cursor, and the request is aborted if it still runs
+ * (its unfinished groups go back too).
  */
 export const ReleaseRequestSchema = z.strictObject({
   request_id: z.string().min(1).max(128),
-  consumed: int.min(0),
+  used: z.array(int.min(0)).max(1_000_000),
 });
 
 /** Why a group the service ran is not a trainable group; Python counts these as drop reasons. */
@@ -79,6 +80,8 @@ export interface GroupLine {
   rollout_id: number;
   evaluation: boolean;
   task_index: number;
+  /** Launch position within this request (0 = launched first): the order the client judges in. */
+  seq: number;
   group_index: number;
   group: GroupElement[];
   /** Set when the group should not be trained as is (Python drops it by default). */

@@ -13,7 +13,7 @@ import { ConversionError, finalAttemptFailed, SampleCounter, tracesToGroup } fro
 import { type GroupElement, groupSamples } from "../miles/sample.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import type { ClientFactory, EngineSpec, RolloutEnvironment } from "./backend.ts";
-import type { TaskCursor } from "./cursor.ts";
+import type { TaskCursor, Taken } from "./cursor.ts";
 import type { CursorStore } from "./cursor-store.ts";
 import type { DropReason, GroupLine, RolloutRequest, StreamLine, SummaryLine } from "./protocol.ts";
 
@@ -28,8 +28,8 @@ export interface RunDeps {
 /** What one train request delivered, for `/release`. */
 export interface RequestLedger {
   cursor: TaskCursor | null;
-  /** Task indices of the group lines written, in stream order. */
-  written: number[];
+  /** The group lines written, in stream order: launch position and what the cursor handed out. */
+  written: { seq: number; taken: Taken }[];
 }
 
 /** Resolves false once the client is gone (the line was not delivered). */
@@ -52,9 +52,10 @@ export function engineSpec(req: RolloutRequest): EngineSpec {
   };
 }
 
-export function groupSeeds(req: RolloutRequest, taskIndex: number): number[] | null {
+/** `slot`: the cursor's running index in train (so each epoch's run differs), the task index in eval. */
+export function groupSeeds(req: RolloutRequest, slot: number): number[] | null {
   if (!req.deterministic || req.seed_base === null) return null;
-  const base = req.seed_base + taskIndex * req.n;
+  const base = req.seed_base + slot * req.n;
   return Array.from({ length: req.n }, (_, k) => base + k);
 }
 
@@ -123,12 +124,14 @@ export async function runRollout(
   const split = train ? "train" : "eval";
   let launched = 0;
 
-  const handBack = (task: number) => {
-    cursor?.giveBack(task);
+  const handBack = (taken: Taken) => {
+    cursor?.giveBack(taken);
     summary.aborted++;
   };
+  const convert = { rewardKey: req.reward_key, compact: req.compact, padTokenId: client.padTokenId ?? 0 };
 
-  const runOne = async (taskIndex: number): Promise<void> => {
+  const runOne = async (seq: number, taken: Taken): Promise<void> => {
+    const taskIndex = taken.task;
     let traces: TraceRecord[] | null = null;
     let episodeError: string | null = null;
     try {
@@ -138,46 +141,45 @@ export async function runRollout(
         n: req.n,
         client,
         sampling,
-        seeds: groupSeeds(req, taskIndex),
+        seeds: groupSeeds(req, taken.slot),
         concurrency: req.concurrency,
         signal,
       });
     } catch (err) {
       episodeError = message(err);
     }
-    if (signal.aborted) return handBack(taskIndex);
+    if (signal.aborted) return handBack(taken);
     let line: GroupLine;
     if (traces === null) {
-      line = groupLine(req, taskIndex, counter.nextGroupIndex++, [], "episode_error", episodeError);
+      line = groupLine(req, taskIndex, seq, counter.nextGroupIndex++, [], "episode_error", episodeError);
     } else {
       let group: GroupElement[];
       try {
-        group = tracesToGroup(traces, counter, { rewardKey: req.reward_key, compact: req.compact });
+        group = tracesToGroup(traces, counter, convert);
       } catch (err) {
         // A configuration problem (e.g. compaction without compact rollouts) or a broken trace:
         // stop the request loudly instead of dropping groups one by one.
         summary.error ??= err instanceof ConversionError ? err.message : message(err);
         controller.abort();
-        return handBack(taskIndex);
+        return handBack(taken);
       }
       const groupIndex = counter.nextGroupIndex - 1;
-      line = groupLine(req, taskIndex, groupIndex, group, dropReason(traces, group), null);
+      line = groupLine(req, taskIndex, seq, groupIndex, group, dropReason(traces, group), null);
     }
     if (!(await write(line))) {
       controller.abort();
-      return handBack(taskIndex);
+      return handBack(taken);
     }
-    cursor?.complete(taskIndex);
-    ledger.written.push(taskIndex);
+    cursor?.complete(taken);
+    ledger.written.push({ seq, taken });
     summary.delivered++;
     if (line.drop_reason) summary.dropped[line.drop_reason] = (summary.dropped[line.drop_reason] ?? 0) + 1;
   };
 
   const worker = async () => {
     while (!signal.aborted && launched < total) {
-      launched++;
-      const taskIndex = cursor ? cursor.take() : launched - 1;
-      await runOne(taskIndex);
+      const seq = launched++;
+      await runOne(seq, cursor ? cursor.take() : { task: seq, slot: seq });
     }
   };
 
@@ -207,6 +209,7 @@ export async function runRollout(
 function groupLine(
   req: RolloutRequest,
   taskIndex: number,
+  seq: number,
   groupIndex: number,
   group: GroupElement[],
   drop: DropReason | null,
@@ -217,6 +220,7 @@ function groupLine(
     rollout_id: req.rollout_id,
     evaluation: req.evaluation,
     task_index: taskIndex,
+    seq,
     group_index: groupIndex,
     group,
     drop_reason: drop,

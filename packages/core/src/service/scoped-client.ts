@@ -11,7 +11,11 @@ import type { Client, ModelRequest, ModelResponse } from "../clients/client.ts";
 export class ScopedClient implements Client {
   private readonly inFlight = new Map<string, number>();
 
-  constructor(private readonly inner: Client) {}
+  /** `padTokenId`: see RequestClient (the renderer's end-of-turn token). */
+  constructor(
+    private readonly inner: Client,
+    readonly padTokenId?: number,
+  ) {}
 
   get kind(): "train" | "eval" {
     return this.inner.kind;

@@ -186,7 +186,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const release = async (req: IncomingMessage, res: ServerResponse) => {
     const parsed = ReleaseRequestSchema.safeParse(await readJson(req, bodyLimit));
     if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
-    const { request_id, consumed } = parsed.data;
+    const { request_id, used } = parsed.data;
     const found = ledgers.get(request_id);
     if (!found) throw new HttpError(404, `unknown train request_id ${request_id}`);
     // Stop the request first so nothing more is written, and let it settle its cursor.
@@ -196,7 +196,10 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     if (!cursor || !deps.cursors.isCurrent(cursor)) {
       throw new HttpError(409, `request ${request_id}'s step is over; its groups can no longer be released`);
     }
-    const released = written.splice(consumed).filter((t) => cursor.release(t));
+    const judged = new Set(used);
+    const unused = written.filter((w) => !judged.has(w.seq));
+    found.ledger.written = written.filter((w) => judged.has(w.seq));
+    const released = unused.filter((w) => cursor.release(w.taken)).map((w) => w.taken.task);
     await deps.cursors.save(cursor);
     sendJson(res, 200, { released });
   };

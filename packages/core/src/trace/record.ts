@@ -50,7 +50,8 @@ export interface TraceRecord {
   is_truncated: boolean;
   num_turns: number;
   last_reply: string;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** Summed over turns; `cached_tokens` is the engine's prefix-cache hits (0 when it reports none). */
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens?: number };
   timing: { start: number; end: number | null; [stage: string]: unknown };
   /** Retried attempts before this one (their errors are also prepended to `errors`). */
   attempts: number;

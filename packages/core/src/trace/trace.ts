@@ -49,6 +49,7 @@ export class Trace implements TraceView {
   private turns = 0;
   private promptTokens = 0;
   private completionTokens = 0;
+  private cachedTokens = 0;
   private lastFinish: FinishReason = null;
 
   constructor(
@@ -84,6 +85,7 @@ export class Trace implements TraceView {
     this.turns++;
     this.promptTokens += response.usage.promptTokens;
     this.completionTokens += response.usage.completionTokens;
+    this.cachedTokens += response.usage.cachedTokens ?? 0;
     this.lastFinish = response.finishReason;
     return idx;
   }
@@ -174,6 +176,7 @@ export class Trace implements TraceView {
         prompt_tokens: this.promptTokens,
         completion_tokens: this.completionTokens,
         total_tokens: this.promptTokens + this.completionTokens,
+        cached_tokens: this.cachedTokens,
       },
       timing: this.timing,
       attempts: this.attempts,

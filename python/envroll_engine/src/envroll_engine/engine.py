@@ -143,8 +143,8 @@ class Engine:
         blocked = sorted(stop_ids)
         L = len(req.input_ids)
         want_input = req.return_logprob and req.logprob_start_len >= 0
-        # Logits rows needed: p-1 for each scored prompt position p >= 1, plus the last row.
-        first_row = max(req.logprob_start_len, 1) - 1 if want_input else L - 1
+        # Logits rows needed: p-1 for each scored prompt position p > logprob_start_len, plus the last row.
+        first_row = req.logprob_start_len if want_input else L - 1
         t0 = time.monotonic()
         with torch.inference_mode():
             out = self.model(input_ids=torch.tensor([req.input_ids]), use_cache=True, logits_to_keep=L - first_row)
@@ -200,18 +200,19 @@ class Engine:
 
     def _score_prompt(self, req: GenRequest, res: GenResult, logits: torch.Tensor) -> None:
         """input_token_logprobs for prompt positions logprob_start_len..L-1, same definition as
-        output logprobs (temperature-scaled unless original_logprob)."""
+        output logprobs (temperature-scaled unless original_logprob). As SGLang, the entry at
+        logprob_start_len itself is None whatever the position: scoring starts from its logits,
+        which predict the next token (a caller wanting token k's logprob starts at k - 1)."""
         p = req.params
         temp = 1.0 if self.original_logprob else p.temperature
         lps = torch.log_softmax(logits / temp, dim=-1)
         start = req.logprob_start_len
-        first_row = max(start, 1) - 1
         for pos in range(start, len(req.input_ids)):
-            if pos == 0:
+            if pos == start:
                 res.input_logprobs.append(None)
                 res.input_top.append(None)
                 continue
-            r = lps[pos - 1 - first_row]
+            r = lps[pos - 1 - start]
             res.input_logprobs.append(float(r[req.input_ids[pos]]))
             if req.top_logprobs_num > 0:
                 vals, ids = torch.topk(r, req.top_logprobs_num)

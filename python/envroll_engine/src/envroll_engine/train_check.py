@@ -93,14 +93,15 @@ def verify_reload(engine: str, model, s: Checked, temperature: float) -> float:
     """Max |engine input_token_logprobs - local teacher forcing| over one sample's response,
     after the reload: proves the engine serves exactly the weights this step produced."""
     start = len(s.tokens) - s.response_length
+    # One position early: SGLang's entry at logprob_start_len is None (as Miles' prefill recompute).
     body = {
         "input_ids": s.tokens,
         "return_logprob": True,
-        "logprob_start_len": start,
+        "logprob_start_len": start - 1,
         "sampling_params": {"max_new_tokens": 0, "temperature": temperature},
     }
     meta = http_json(f"{engine.rstrip('/')}/generate", body)["meta_info"]
-    remote = torch.tensor([x[0] for x in meta["input_token_logprobs"]], dtype=torch.float64)
+    remote = torch.tensor([x[0] for x in meta["input_token_logprobs"][1:]], dtype=torch.float64)
     local = token_logprobs(model, s.tokens, start, temperature=temperature).double()
     before = torch.tensor(s.rollout_log_probs, dtype=torch.float64)
     m = torch.tensor(s.loss_mask, dtype=torch.bool)

@@ -1,9 +1,13 @@
 """One eval pass: every eval task n times, returned as Miles' eval data.
 
 Improvements over the upstream adapter: dict rewards are reduced with
-``eval_reward_key or reward_key`` (the key Miles' own eval uses), group RMs run in eval too, and
-``rewards``, ``truncated`` and ``samples`` stay aligned (an empty trace is a sample with a None
-reward rather than a hole in one list only).
+``eval_reward_key or reward_key`` (the key Miles' own eval uses) and group RMs run in eval too.
+As upstream, a rollout that sampled nothing keeps its place in ``rewards`` (None) and
+``truncated`` but is not a sample.
+
+The sample rewards keep the shape Miles' eval logging reads with ``get_reward_value(args)``
+(``args.reward_key``, not the eval key): a dict only with ``--reward-key``, else the scalar eval
+reward — with ``--eval-reward-key`` alone a dict would crash the zero-std statistics it rounds.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from collections import Counter
 from typing import Any
 
 from . import hooks, settings
-from .metrics import drop_metrics, sample_metrics
+from .metrics import drop_metrics, sample_metrics, with_upstream_names
+from .refusal import refusal
 from .samples import element_from_wire, envroll_meta
 from .service import ServiceClient
 
@@ -27,11 +32,30 @@ def eval_reward(sample: Any, key: str | None) -> float | None:
     return None if reward is None else float(reward)
 
 
+def _scalar_sample_reward(sample: Any, key: str | None) -> None:
+    """Turns a dict reward into the scalar the eval key selects (the trace reward when the key is
+    absent, as for an errored trace that never scored it)."""
+    if isinstance(sample.reward, dict):
+        value = sample.reward.get(key) if key else None
+        sample.reward = float(sample.reward.get("reward", 0.0) if value is None else value)
+
+
+def _check_key(sample: Any, key: str | None) -> None:
+    """A successful rollout must have the eval reward key: a typo would log None as 0.0."""
+    reward = sample.reward
+    if key and isinstance(reward, dict) and key not in reward and not envroll_meta(sample).get("error"):
+        raise ValueError(
+            f"envroll_miles: --eval-reward-key/--reward-key {key!r} is not a reward of this environment "
+            f"(it has: {sorted(reward)})"
+        )
+
+
 async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id: int, name: str):
     key = settings.reward_key(args, True)
     stream = client.open_rollout(settings.rollout_request(args, rollout_id, True, None, "start"))
     by_task: dict[int, list] = {}
     drops: Counter = Counter()
+    errors: list[str] = []
     summary = None
     try:
         while True:
@@ -43,8 +67,12 @@ async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id:
                 break
             if line.get("drop_reason") == "episode_error":
                 drops["episode_error"] += 1
+                errors.append(line.get("error") or "episode error")
                 continue
             group = [element_from_wire(e, types.Sample, types.Status) for e in line["group"]]
+            refused = refusal(group)
+            if refused:
+                raise RuntimeError(f"envroll_miles: eval {rollout_id}: {refused}")
             await hooks.apply_rewards(args, group)
             by_task[int(line["task_index"])] = group
     finally:
@@ -55,15 +83,29 @@ async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id:
     groups = [by_task[t] for t in sorted(by_task)]
     # A compact rollout counts once in eval: its last branch carries the final answer.
     rollouts = [e[-1] if isinstance(e, list) else e for g in groups for e in g]
-    # As upstream: a rollout that sampled nothing keeps its place in rewards (None) and
-    # truncated, but is no sample (a zero-length response would skew the sample metrics).
+    samples = [s for s in rollouts if not envroll_meta(s).get("empty")]
+    if not samples:
+        # Miles' eval logging takes statistics over the samples; with none it fails on a
+        # zero-size array far from the cause. Say what happened instead.
+        errors += [envroll_meta(s).get("error", "no sampled token") for s in rollouts]
+        raise RuntimeError(
+            f"envroll_miles: eval {rollout_id}: every eval rollout failed "
+            f"({len(rollouts)} empty, {drops['episode_error']} group(s) failed); first error: "
+            f"{errors[0] if errors else 'none reported'}"
+        )
+    for s in rollouts:
+        _check_key(s, key)
     data = {
         name: {
             "rewards": [eval_reward(s, key) for s in rollouts],
             "truncated": [getattr(s.status, "value", s.status) == "truncated" for s in rollouts],
-            "samples": [s for s in rollouts if not envroll_meta(s).get("empty")],
+            "samples": samples,
         }
     }
+    if getattr(args, "reward_key", None) is None:
+        for s in samples:
+            _scalar_sample_reward(s, key)
     metrics = sample_metrics(groups, key, prefix=f"envroll/eval/{name}/")
+    metrics = with_upstream_names(metrics, prefix=f"envroll/eval/{name}/")
     metrics.update({f"envroll/eval/{name}/{k.split('/')[-1]}": v for k, v in drop_metrics(drops).items()})
     return data, metrics

@@ -1,4 +1,9 @@
-"""Rollout metrics logged by Miles next to its own (`envroll/*`, `rollout/dynamic_filter/drop_*`)."""
+"""Rollout metrics logged by Miles next to its own (`envroll/*`, `rollout/dynamic_filter/drop_*`).
+
+The four per-trace figures are also logged under the upstream Verifiers adapter's names
+(`verifiers/reward_mean`, `error_rate`, `truncated_rate`, `num_turns_mean`), so dashboards built
+for that adapter keep working.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,23 @@ from typing import Any
 
 from .samples import envroll_meta, flatten
 
+# The figures upstream reports under `verifiers/<name>` (train and eval alike).
+UPSTREAM_NAMES = ("reward_mean", "error_rate", "truncated_rate", "num_turns_mean")
+
 
 def _reward_value(sample: Any, key: str | None) -> float | None:
     reward = sample.reward
     if isinstance(reward, dict):
         reward = reward.get(key or "reward")
     return None if reward is None else float(reward)
+
+
+def prefix_cache_hit_rate(samples: list) -> float:
+    """Cached over prompt tokens, summed over every turn (Miles' own ``prefix_cache_hit_rate``);
+    0.0 when the engine reports no ``cached_tokens``."""
+    cached = sum(getattr(s.prefix_cache_info, "cached_tokens", 0) for s in samples)
+    total = sum(getattr(s.prefix_cache_info, "total_prompt_tokens", 0) for s in samples)
+    return cached / total if total > 0 else 0.0
 
 
 def sample_metrics(groups: list, reward_key: str | None, prefix: str = "envroll/") -> dict:
@@ -32,7 +48,17 @@ def sample_metrics(groups: list, reward_key: str | None, prefix: str = "envroll/
         f"{prefix}truncated_rate": status.count("truncated") / len(per_trace),
         f"{prefix}num_turns_mean": sum(turns) / len(turns),
         f"{prefix}num_samples": float(len(samples)),
+        f"{prefix}prefix_cache_hit_rate": prefix_cache_hit_rate(samples),
     }
+
+
+def with_upstream_names(metrics: dict, prefix: str = "envroll/") -> dict:
+    """Adds ``verifiers/<name>`` for each of the four figures found under ``<prefix><name>``."""
+    out = dict(metrics)
+    for name in UPSTREAM_NAMES:
+        if f"{prefix}{name}" in metrics:
+            out[f"verifiers/{name}"] = metrics[f"{prefix}{name}"]
+    return out
 
 
 def drop_metrics(drops: dict) -> dict:

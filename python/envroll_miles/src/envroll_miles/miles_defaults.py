@@ -58,7 +58,9 @@ MILES_DEFAULTS: dict[str, Any] = {
     "sglang_enable_deterministic_inference": False,
     "true_on_policy_mode": False,
     "lora_rank": 0,
+    "lora_adapter_path": None,
     "lora_train_only": False,
+    "recompute_logprobs_via_prefill": False,
     # rewards and hooks
     "reward_key": None,
     "eval_reward_key": None,

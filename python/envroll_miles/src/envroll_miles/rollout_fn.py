@@ -27,9 +27,9 @@ OPTIONS = [
     ("--envroll-eval-config", dict(type=str, default=None, help="separate env.toml for eval (fallback: ENVROLL_EVAL_CONFIG)")),
     ("--envroll-url", dict(type=str, default=None, help="a running envroll rollout service (fallback: ENVROLL_URL)")),
     ("--envroll-dump-dir", dict(type=str, default=None, help="write every batch as JSON here (fallback: ENVROLL_DUMP_DIR)")),
-    ("--envroll-state-dir", dict(type=str, default=None, help="task-cursor state (default: <save>/envroll_state)")),
-    ("--envroll-compact-rollouts", dict(action="store_true", default=False, help="train multi-branch traces as compact rollouts")),
-    ("--envroll-keep-failed-groups", dict(action="store_true", default=False, help="keep groups with errored traces")),
+    ("--envroll-state-dir", dict(type=str, default=None, help="task-cursor state (fallback: ENVROLL_STATE_DIR; default: <save>/envroll_state)")),
+    ("--envroll-compact-rollouts", dict(action="store_true", default=False, help="train multi-branch traces as compact rollouts (fallback: ENVROLL_COMPACT_ROLLOUTS=1)")),
+    ("--envroll-keep-failed-groups", dict(action="store_true", default=False, help="keep groups with errored traces (fallback: ENVROLL_KEEP_FAILED_GROUPS=1)")),
 ]
 
 
@@ -124,7 +124,15 @@ _legacy: dict = {}
 
 
 def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: bool = False) -> Any:
-    """Legacy form: returns ``list[list[Sample]]`` (train) or the eval data dict; Miles wraps them."""
+    """Legacy form: ``--rollout-function-path envroll_miles.generate_rollout``.
+
+    Returns the same ``RolloutFnTrainOutput`` / ``RolloutFnEvalOutput`` (metrics included) as the
+    class; Miles passes those through unchanged. Under ``MILES_USE_LEGACY_ROLLOUT_V1=1`` Miles
+    calls no ``add_arguments`` hook, so the ``--envroll-*`` flags do not exist there: configure
+    it with the environment variables (``ENVROLL_CONFIG`` or ``ENVROLL_URL``, ``ENVROLL_EVAL_CONFIG``,
+    ``ENVROLL_STATE_DIR``, ``ENVROLL_DUMP_DIR``, ``ENVROLL_COMPACT_ROLLOUTS=1``,
+    ``ENVROLL_KEEP_FAILED_GROUPS=1``). One adapter (one service) serves train and eval.
+    """
     key = (id(args), id(data_source))
     fn = _legacy.get(key)
     if fn is None:
@@ -132,8 +140,7 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
         fn = _legacy[key] = EnvrollRolloutFn(types.ConstructorInput(args=args, data_source=data_source))
     types = fn.types
     inp = types.EvalInput(rollout_id=rollout_id) if evaluation else types.TrainInput(rollout_id=rollout_id)
-    out = _run(fn(inp))
-    return out.data if evaluation else out.samples
+    return _run(fn(inp))
 
 
 generate_rollout.add_arguments = add_arguments  # type: ignore[attr-defined]

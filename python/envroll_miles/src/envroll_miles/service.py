@@ -116,9 +116,11 @@ class ServiceClient:
         body = {} if rollout_id is None else {"rollout_id": int(rollout_id)}
         return int(self._json("POST", "/abort", body).get("aborted", 0))
 
-    def release(self, request_id: str, consumed: int) -> list[int]:
-        """Stops a train request and hands back every group after the first ``consumed`` lines."""
-        return list(self._json("POST", "/release", {"request_id": request_id, "consumed": int(consumed)})["released"])
+    def release(self, request_id: str, used: list[int]) -> list[int]:
+        """Stops a train request and hands back every group it launched whose line is not among
+        ``used`` (launch positions, ``seq``): still running, or delivered and never judged."""
+        body = {"request_id": request_id, "used": [int(u) for u in used]}
+        return list(self._json("POST", "/release", body)["released"])
 
     def open_rollout(self, body: dict) -> RolloutStream:
         conn, response = self._request("POST", "/rollout", body, timeout=self._timeout)

@@ -1,8 +1,8 @@
 """Miles args → rollout-service request fields, for train and for eval.
 
 Eval settings fall back to the ``rollout_*`` values exactly as Miles' own eval does
-(``eval_max_context_len`` defaults to ``rollout_max_context_len``), and the eval reward key is
-``eval_reward_key or reward_key``.
+(``eval_max_context_len`` defaults to ``rollout_max_context_len``; the prompt cap is
+``--eval-max-prompt-len`` alone), and the eval reward key is ``eval_reward_key or reward_key``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,14 @@ def _get(args: Any, name: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
+def flag(args: Any, name: str, env: str) -> bool:
+    """A boolean envroll option: the Miles flag, else its environment variable (``1``/``true``/
+    ``yes``), which is all the legacy entry point has under ``MILES_USE_LEGACY_ROLLOUT_V1=1``."""
+    if getattr(args, name, False):
+        return True
+    return os.environ.get(env, "").strip().lower() in ("1", "true", "yes")
+
+
 def _pick(args: Any, evaluation: bool, name: str) -> Any:
     """``eval_<name>`` in eval when set, else ``rollout_<name>``."""
     if evaluation:
@@ -27,14 +35,19 @@ def _pick(args: Any, evaluation: bool, name: str) -> Any:
 
 
 def chat_template_kwargs(args: Any) -> dict:
+    """``--apply-chat-template-kwargs``, every key: the service hands them all to the renderer,
+    which refuses (naming the key) any it does not know."""
     raw = getattr(args, "apply_chat_template_kwargs", None)
     if not raw:
         return {}
     if isinstance(raw, str):
-        raw = json.loads(raw)
+        try:
+            raw = json.loads(raw)
+        except ValueError as err:
+            raise ValueError(f"envroll_miles: --apply-chat-template-kwargs is not JSON: {err}") from None
     if not isinstance(raw, dict):
         raise ValueError("envroll_miles: --apply-chat-template-kwargs must be a JSON object")
-    return raw
+    return dict(raw)
 
 
 def engine_url(args: Any, evaluation: bool) -> str:
@@ -76,10 +89,20 @@ def concurrency(args: Any) -> int:
     return max(1, int(per_engine) * max(1, int(gpus) // max(1, int(per))))
 
 
+LORA_ADAPTER_NAME = "miles_lora"
+
+
+def lora_enabled(args: Any) -> bool:
+    """Miles has an adapter: ``--lora-rank > 0`` or ``--lora-adapter-path`` (``is_lora_enabled``)."""
+    return (_get(args, "lora_rank", 0) or 0) > 0 or getattr(args, "lora_adapter_path", None) is not None
+
+
 def lora_name(args: Any) -> str | None:
-    """Miles serves the trained adapter as ``miles_lora`` unless LoRA is train-only."""
-    if (_get(args, "lora_rank", 0) or 0) > 0 and not getattr(args, "lora_train_only", False):
-        return "miles_lora"
+    """The adapter rollouts sample from: Miles serves it as ``miles_lora`` whenever it has one,
+    except with ``--lora-train-only`` (Miles' ``lora_rollout_enabled``: the engine then has no
+    adapter loaded, and the base model is what trains the adapter)."""
+    if lora_enabled(args) and not getattr(args, "lora_train_only", False):
+        return LORA_ADAPTER_NAME
     return None
 
 
@@ -115,21 +138,25 @@ def sampling(args: Any, evaluation: bool) -> dict:
 
 def limits(args: Any, evaluation: bool) -> dict:
     out = {}
-    for key, name in (
-        ("max_context_len", "max_context_len"),
-        ("max_prompt_len", "max_prompt_len"),
-        ("max_response_len", "max_response_len"),
-    ):
+    for name in ("max_context_len", "max_response_len"):
         value = _pick(args, evaluation, name)
         if value is not None:
-            out[key] = int(value)
+            out[name] = int(value)
+    # The prompt cap has no fallback in eval: Miles' eval uses --eval-max-prompt-len alone (unset
+    # = no cap), whatever --rollout-max-prompt-len says.
+    prompt = getattr(args, "eval_max_prompt_len" if evaluation else "rollout_max_prompt_len", None)
+    if prompt is not None:
+        out["max_prompt_len"] = int(prompt)
     return out
 
 
 def deterministic(args: Any) -> bool:
+    # Miles forces deterministic inference for both true-on-policy flags; args built outside
+    # Miles' parser may not have that applied yet.
     return bool(
         getattr(args, "sglang_enable_deterministic_inference", False)
         or getattr(args, "true_on_policy_mode", False)
+        or getattr(args, "recompute_logprobs_via_prefill", False)
     )
 
 
@@ -151,7 +178,7 @@ def rollout_request(args: Any, rollout_id: int, evaluation: bool, count: int | N
         "seed_base": int(_get(args, "rollout_seed", 42)),
         "deterministic": deterministic(args),
         "reward_key": reward_key(args, evaluation),
-        "compact": bool(getattr(args, "envroll_compact_rollouts", False)),
+        "compact": flag(args, "envroll_compact_rollouts", "ENVROLL_COMPACT_ROLLOUTS"),
         "cursor": {
             "mode": mode,
             "shuffle": bool(getattr(args, "rollout_shuffle", False)),

@@ -1,10 +1,18 @@
 """One train step: stream groups from the service until ``rollout_batch_size`` are kept.
 
 Over-sampling: each request asks for ``over_sampling_batch_size`` groups; groups are rewarded by
-the Miles RM (if any) and passed through the dynamic filter as they arrive. As soon as enough are
-kept, ``/release`` tells the service how many lines were used: it aborts the groups still running
-and hands their tasks, and those of groups already sent but never read, back to its cursor, so the
-next step runs them instead of skipping them. If a request ends short, a refill continues the step.
+the Miles RM (if any) and passed through the dynamic filter.
+
+Fairness: groups are judged in **launch order**, not completion order. A group that finished
+early waits until every group launched before it is judged; the step ends once enough are kept,
+and everything launched after that point goes back to the cursor (``/release``), to be launched
+first next step — where it is early in the order and is judged first. Keeping the first
+finishers instead (Miles' own loop and the upstream adapter do) biases training against long
+rollouts: a slow task loses the race in every step it is tried. Here which tasks train depends
+only on the task order and the filter; speed decides nothing. The price is that a step waits for
+its slowest kept group, as it does without over-sampling.
+
+If a request ends short (the filter dropped too many), a refill request continues the step.
 """
 
 from __future__ import annotations
@@ -14,23 +22,11 @@ import uuid
 from collections import Counter
 from typing import Any
 
-from . import hooks, settings
-from .metrics import drop_metrics, sample_metrics
-from .samples import element_from_wire, envroll_meta, flatten
+from . import hooks, prefill, settings
+from .metrics import drop_metrics, sample_metrics, with_upstream_names
+from .refusal import refusal
+from .samples import element_from_wire, flatten
 from .service import ServiceClient
-
-# A trace error with this text is a configuration problem (e.g. a harness that streams), not bad
-# luck: resampling would fail the same way, so it stops the step at once, as upstream does.
-UNSUPPORTED_MARKER = "not supported"
-
-
-def _unsupported_error(group: list) -> str | None:
-    for sample in flatten(group):
-        error = envroll_meta(sample).get("error") or ""
-        if UNSUPPORTED_MARKER in error:
-            return error
-    return None
-
 
 # A step that keeps nothing this many requests in a row is failing, not unlucky (every group is
 # dropped): raise instead of spinning forever.
@@ -42,75 +38,116 @@ def _first_index(group: list) -> int:
     return samples[0].index if samples and samples[0].index is not None else 0
 
 
+class _Step:
+    """What one step has collected so far, across its requests."""
+
+    def __init__(self, args: Any, types: Any, rollout_id: int):
+        self.args = args
+        self.types = types
+        self.rollout_id = rollout_id
+        self.target = int(args.rollout_batch_size)
+        self.keep_failed = bool(settings.flag(args, "envroll_keep_failed_groups", "ENVROLL_KEEP_FAILED_GROUPS"))
+        self.kept: list = []
+        self.all_groups: list = []
+        self.drops: Counter = Counter()
+        self.delivered = 0
+
+    @property
+    def full(self) -> bool:
+        return len(self.kept) >= self.target
+
+    async def judge(self, line: dict) -> None:
+        """Drop, filter or keep one group line (the next one in launch order)."""
+        group = [element_from_wire(e, self.types.Sample, self.types.Status) for e in line["group"]]
+        reason = line.get("drop_reason")
+        refused = refusal(group)
+        if refused:
+            raise RuntimeError(f"envroll_miles: step {self.rollout_id}: {refused}")
+        if reason == "episode_error" or (reason and not self.keep_failed):
+            self.drops[reason] += 1
+            if group:
+                self.all_groups.append(group)
+            return
+        await hooks.apply_rewards(self.args, group)
+        self.all_groups.append(group)
+        keep, why = hooks.dynamic_filter(self.args, group)
+        if keep:
+            self.kept.append(group)
+        else:
+            self.drops[why or "filtered"] += 1
+
+
+async def _run_request(step: _Step, client: ServiceClient, mode: str, per_request: int) -> dict | None:
+    """One ``POST /rollout``; returns its summary (None when it was stopped because the step is full)."""
+    body = settings.rollout_request(step.args, step.rollout_id, False, per_request, mode)
+    body["request_id"] = request_id = uuid.uuid4().hex
+    stream = client.open_rollout(body)
+    waiting: dict[int, dict] = {}  # finished, not yet judged: launch position → line
+    frontier = 0  # the next launch position to judge
+    used: list[int] = []
+    summary = None
+    try:
+        while not step.full:
+            line = await asyncio.to_thread(stream.read_line)
+            if line is None:
+                break
+            if line.get("type") == "summary":
+                summary = line
+                break
+            step.delivered += 1
+            waiting[int(line["seq"])] = line
+            while frontier in waiting and not step.full:
+                await step.judge(waiting.pop(frontier))
+                used.append(frontier)
+                frontier += 1
+        if summary is not None:
+            # Everything has arrived; positions that never did were aborted and handed back.
+            for seq in sorted(waiting):
+                if step.full:
+                    break
+                await step.judge(waiting.pop(seq))
+                used.append(seq)
+        if summary is None or waiting:
+            # Stop what still runs and hand every launched-but-unjudged group back to the cursor.
+            await asyncio.to_thread(client.release, request_id, used)
+    finally:
+        # Hanging up aborts whatever this request still runs (also when a hook raised).
+        stream.close()
+    return summary
+
+
 async def collect_train(args: Any, client: ServiceClient, types: Any, rollout_id: int, data_source: Any):
-    target = int(args.rollout_batch_size)
-    per_request = max(target, int(getattr(args, "over_sampling_batch_size", None) or target))
-    keep_failed = bool(getattr(args, "envroll_keep_failed_groups", False))
-    kept: list = []
-    all_groups: list = []
-    drops: Counter = Counter()
+    step = _Step(args, types, rollout_id)
+    per_request = max(step.target, int(getattr(args, "over_sampling_batch_size", None) or step.target))
     mode = "start"
-    requests = idle = delivered = 0
-    while len(kept) < target:
-        body = settings.rollout_request(args, rollout_id, False, per_request, mode)
-        body["request_id"] = request_id = uuid.uuid4().hex
-        stream = client.open_rollout(body)
+    requests = idle = 0
+    while not step.full:
+        kept_before = len(step.kept)
+        summary = await _run_request(step, client, mode, per_request)
         mode = "continue"
         requests += 1
-        kept_before = len(kept)
-        summary = None
-        consumed = 0
-        try:
-            while len(kept) < target:
-                line = await asyncio.to_thread(stream.read_line)
-                if line is None:
-                    break
-                if line.get("type") == "summary":
-                    summary = line
-                    break
-                delivered += 1
-                consumed += 1
-                group = [element_from_wire(e, types.Sample, types.Status) for e in line["group"]]
-                reason = line.get("drop_reason")
-                unsupported = _unsupported_error(group) if reason == "trace_error" else None
-                if unsupported:
-                    raise RuntimeError(f"envroll_miles: step {rollout_id}: {unsupported}")
-                if reason == "episode_error" or (reason and not keep_failed):
-                    drops[reason] += 1
-                    if group:
-                        all_groups.append(group)
-                    continue
-                await hooks.apply_rewards(args, group)
-                all_groups.append(group)
-                keep, why = hooks.dynamic_filter(args, group)
-                if keep:
-                    kept.append(group)
-                else:
-                    drops[why or "filtered"] += 1
-            if summary is None and len(kept) >= target:
-                await asyncio.to_thread(client.release, request_id, consumed)
-        finally:
-            # Hanging up aborts whatever this request still runs (also when a hook raised).
-            stream.close()
         if summary is not None and summary.get("error"):
             raise RuntimeError(f"envroll_miles: the rollout service stopped step {rollout_id}: {summary['error']}")
-        if summary is None and len(kept) < target:
+        if summary is None and not step.full:
             raise RuntimeError(f"envroll_miles: the rollout service closed step {rollout_id}'s stream early")
-        idle = idle + 1 if len(kept) == kept_before else 0
+        idle = idle + 1 if len(step.kept) == kept_before else 0
         if idle >= MAX_IDLE_REQUESTS:
             raise RuntimeError(
                 f"envroll_miles: step {rollout_id} kept no group in {idle} consecutive requests "
-                f"(drops: {dict(drops)}); check the environment, the engine and the filter"
+                f"(drops: {dict(step.drops)}); check the environment, the engine and the filter"
             )
+    kept = step.kept
     kept.sort(key=_first_index)
     hooks.run_sample_filter(args, kept)
-    hooks.run_all_samples_hook(args, all_groups, data_source)
+    hooks.run_all_samples_hook(args, step.all_groups, data_source)
+    rescored = await asyncio.to_thread(prefill.recompute, args, [s for g in kept for s in flatten(g)])
     # Rates over every group that ran (the dropped ones too), so failures are not hidden by the filter.
-    metrics = sample_metrics(all_groups, getattr(args, "reward_key", None))
-    metrics["envroll/kept_reward_mean"] = sample_metrics(kept, getattr(args, "reward_key", None)).get(
-        "envroll/reward_mean", 0.0
-    )
-    metrics.update(drop_metrics(drops))
-    metrics["envroll/groups_delivered"] = float(delivered)
+    reward_key = getattr(args, "reward_key", None)
+    metrics = with_upstream_names(sample_metrics(step.all_groups, reward_key))
+    metrics["envroll/kept_reward_mean"] = sample_metrics(kept, reward_key).get("envroll/reward_mean", 0.0)
+    metrics.update(drop_metrics(step.drops))
+    metrics["envroll/groups_delivered"] = float(step.delivered)
     metrics["envroll/requests"] = float(requests)
+    if prefill.enabled(args):
+        metrics["envroll/prefill_rescored_samples"] = float(rescored)
     return kept, metrics
