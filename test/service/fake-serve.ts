@@ -4,11 +4,13 @@
  *
  *   node --import tsx test/service/fake-serve.ts serve <fake.json> [--port 0] [--state-dir DIR]
  *
- * fake.json: {num_tasks, num_eval_tasks, delay_ms, slow_tasks: [..], slow_ms, constant_reward_tasks:
- * "odd" | [..], error_tasks: [..], error_message, multi_branch_tasks: [..], empty_tasks: [..],
- * requires_group_scoring, dialect, streaming}
+ * fake.json: {num_tasks, num_eval_tasks, delay_ms, slow_tasks: [..], slow_ms, slow_every (every
+ * k-th task is slow), constant_reward_tasks: "odd" | [..], error_tasks: [..], error_message,
+ * error_type, failing_groups: [..] (group-reward failures), multi_branch_tasks: [..], empty_tasks:
+ * [..], empty_all (every trace of every group), cached_tokens, runs_log (a file: one line
+ * "<split> <task>" per group run), requires_group_scoring, dialect, streaming}
  */
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { startService } from "../../packages/core/src/service/server.ts";
 import { branch } from "../miles/traces.ts";
 import { FakeClient, FakeEnv } from "./fake-env.ts";
@@ -26,15 +28,22 @@ const empty = new Set<number>(cfg.empty_tasks ?? []);
 const constant = (t: number) =>
   cfg.constant_reward_tasks === "odd" ? t % 2 === 1 : (cfg.constant_reward_tasks ?? []).includes(t);
 
+const failing = new Set<number>(cfg.failing_groups ?? []);
+const isSlow = (t: number) => slow.has(t) || (cfg.slow_every ? t % cfg.slow_every === cfg.slow_every - 1 : false);
+
 const env = new FakeEnv({
   numTasks: cfg.num_tasks ?? 10,
   numEvalTasks: cfg.num_eval_tasks ?? 3,
-  delay: (t) => (slow.has(t) ? (cfg.slow_ms ?? 60_000) : (cfg.delay_ms ?? 1)),
+  delay: (t) => (isSlow(t) ? (cfg.slow_ms ?? 60_000) : (cfg.delay_ms ?? 1)),
+  fail: (t) => failing.has(t),
   shape: (t, k) => ({
     reward: constant(t) ? 1 : k,
     rewards: { correct: constant(t) ? 1 : k },
+    ...(cfg.cached_tokens !== undefined
+      ? { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cached_tokens: cfg.cached_tokens } }
+      : {}),
     ...(errors.has(t)
-      ? { errors: [{ type: "ToolsetError", message: cfg.error_message ?? "tool crashed" }] }
+      ? { errors: [{ type: cfg.error_type ?? "ToolsetError", message: cfg.error_message ?? "tool crashed" }] }
       : {}),
     ...(t % 3 === 2 ? { is_truncated: true, stop_condition: "max_turns" } : {}),
     ...(multiBranch.has(t)
@@ -51,9 +60,16 @@ const env = new FakeEnv({
           ],
         }
       : {}),
-    ...(empty.has(t) && k === 0 ? { branches: [] } : {}),
+    ...((empty.has(t) && k === 0) || cfg.empty_all ? { branches: [] } : {}),
   }),
 });
+if (cfg.runs_log) {
+  const runGroup = env.runGroup.bind(env);
+  env.runGroup = (run) => {
+    appendFileSync(cfg.runs_log, `${run.split} ${run.taskIndex}\n`);
+    return runGroup(run);
+  };
+}
 Object.assign(env.info, {
   requiresGroupScoring: cfg.requires_group_scoring ?? false,
   dialect: cfg.dialect ?? "chat",

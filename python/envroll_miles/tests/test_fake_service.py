@@ -8,6 +8,7 @@ resume of the task cursor after a simulated restart, eval output, hooks, dump an
 from __future__ import annotations
 
 import json
+from argparse import Namespace
 
 import hooks_for_tests
 import pytest
@@ -15,6 +16,7 @@ from conftest import needs_node
 from helpers import assert_batch, evaluate, task_indices, train, wait_idle
 
 from envroll_miles import generate_rollout
+from envroll_miles.miles_types import load_types
 from envroll_miles.samples import envroll_meta, flatten
 
 pytestmark = needs_node
@@ -100,7 +102,10 @@ def test_multi_branch_traces_need_compact_rollouts(fake_service):
                           custom_rm_path="hooks_for_tests.constant_rm")  # fmt: skip
     out = train(fn2, 0)
     assert_batch(out.samples, 2, 2)
-    compact = [e for g in out.samples for e in g if isinstance(e, list)]
+    elements = [e for g in out.samples for e in g]
+    # All or nothing: Miles flattens by the first element, so one-branch traces are lists too.
+    assert all(isinstance(e, list) for e in elements)
+    compact = [e for e in elements if len(e) > 1]
     assert len(compact) == 2  # both rollouts of task 1
     for siblings in compact:
         assert len(siblings) == 2
@@ -116,11 +121,17 @@ def test_empty_traces_drop_the_group(fake_service):
     assert out.metrics["rollout/dynamic_filter/drop_empty_trace"] == 1
 
 
-def test_unsupported_feature_errors_stop_the_step(fake_service):
+def test_typed_refusals_stop_the_step_but_wording_alone_does_not(fake_service):
     msg = "streaming is not supported in training mode"
-    fn, _ = fake_service({"error_tasks": [1], "error_message": msg}, rollout_batch_size=3)
-    with pytest.raises(RuntimeError, match="envroll_miles: step 0: ToolsetError: streaming is not supported"):
+    fn, _ = fake_service({"error_tasks": [1], "error_message": msg, "error_type": "UnsupportedError"},
+                         rollout_batch_size=3)  # fmt: skip
+    with pytest.raises(RuntimeError, match="envroll_miles: step 0: UnsupportedError: streaming is not supported"):
         train(fn, 0)
+    # A tool failing with the same words is bad luck: the group is dropped and the step goes on.
+    fn2, _ = fake_service({"error_tasks": [1], "error_message": msg}, rollout_batch_size=3)
+    out = train(fn2, 0)
+    assert sorted(task_indices(out.samples)) == [0, 2, 3]
+    assert out.metrics["rollout/dynamic_filter/drop_trace_error"] == 1
 
 
 def test_miles_rm_overrides_environment_reward(fake_service):
@@ -176,18 +187,32 @@ def test_eval_group_rm_runs_in_eval_too(fake_service):
     assert evaluate(fn, 0).data["fake-v1"]["rewards"] == [0.0, 1.0, 2.0] * 2
 
 
-def test_legacy_function_form(fake_service):
-    fn, args = fake_service({})
+def test_legacy_function_form_is_configured_by_environment_variables(fake_service, tmp_path, monkeypatch):
+    # Under MILES_USE_LEGACY_ROLLOUT_V1=1 Miles registers no --envroll-* flags: args lack them.
+    fn, args = fake_service({"multi_branch_tasks": [0]})
     fn.dispose()
-    groups = generate_rollout(args, 0, None)
-    assert len(groups) == 2
-    data = generate_rollout(args, 0, None, evaluation=True)
-    assert "fake-v1" in data
+    bare = Namespace(**{k: v for k, v in vars(args).items() if not k.startswith("envroll_")})
+    monkeypatch.setenv("ENVROLL_CONFIG", args.envroll_config)
+    monkeypatch.setenv("ENVROLL_STATE_DIR", str(tmp_path / "legacy-state"))
+    monkeypatch.setenv("ENVROLL_COMPACT_ROLLOUTS", "1")
     from envroll_miles import rollout_fn
 
-    for cached in rollout_fn._legacy.values():
-        cached.dispose()
-    rollout_fn._legacy.clear()
+    try:
+        out = generate_rollout(bare, 0, None)
+        types = load_types()
+        assert isinstance(out, types.TrainOutput)  # Miles passes the output types through as they are
+        assert len(out.samples) == 2
+        assert all(isinstance(e, list) for g in out.samples for e in g)  # ENVROLL_COMPACT_ROLLOUTS took
+        assert out.metrics["envroll/reward_mean"] == out.metrics["verifiers/reward_mean"] == 0.5
+        assert (tmp_path / "legacy-state" / "cursor-0.json").is_file()
+        ev = generate_rollout(bare, 0, None, evaluation=True)
+        assert isinstance(ev, types.EvalOutput) and "fake-v1" in ev.data
+        assert "verifiers/reward_mean" in ev.metrics
+        assert len(rollout_fn._legacy) == 1  # one adapter (one service) for train and eval
+    finally:
+        for cached in rollout_fn._legacy.values():
+            cached.dispose()
+        rollout_fn._legacy.clear()
 
 
 def test_dump_dir_writes_each_batch(fake_service, tmp_path):
