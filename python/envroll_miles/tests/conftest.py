@@ -20,6 +20,9 @@ from envroll_miles.miles_types import load_types, reset_types_cache
 
 REPO = Path(__file__).resolve().parents[3]
 FAKE_SERVE = REPO / "test" / "service" / "fake-serve.ts"
+REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" / "index.ts"
+TOOL_MATH = REPO / "packages" / "core" / "src" / "tasksets" / "tool-math" / "index.ts"
+CODE_GOLF = REPO / "packages" / "core" / "src" / "tasksets" / "code-golf" / "index.ts"
 
 needs_node = pytest.mark.skipif(
     shutil.which("node") is None or not (REPO / "node_modules" / "tsx").is_dir(),
@@ -70,3 +73,43 @@ def fake_service(tmp_path, monkeypatch):
     for fn in made:
         fn.dispose()
     reset_types_cache()
+
+
+@pytest.fixture(scope="module")
+def engine():
+    """The built-in engine (reference policy) for the end-to-end tests."""
+    from helpers import spawn_engine  # helpers imports this module
+
+    yield from spawn_engine(token_latency_ms=2)
+
+
+@pytest.fixture
+def real_service(engine, tmp_path, monkeypatch):
+    """Returns make(taskset, num_tasks, **miles_overrides) → (EnvrollRolloutFn, args) over the real
+    `envroll serve` (real environment, renderer, transport) and the built-in engine."""
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'packages' / 'cli' / 'bin' / 'envroll.mjs'}")
+    made = []
+
+    def make(taskset: Path = REVERSE_TEXT, num_tasks: int | None = None, **overrides):
+        cfg = tmp_path / f"env{len(made)}.toml"
+        extra = f"num_tasks = {num_tasks}\n" if num_tasks else ""
+        cfg.write_text(f'model = "Qwen/Qwen3-0.6B"\n{extra}[taskset]\nid = "{taskset}"\n')
+        host, port = engine.removeprefix("http://").split(":")
+        values = dict(
+            rollout_global_dataset=False, envroll_config=str(cfg),
+            envroll_state_dir=str(tmp_path / "state"), sglang_router_ip=host, sglang_router_port=int(port),
+            rollout_batch_size=2, n_samples_per_prompt=4, num_rollout=10, rollout_max_response_len=512,
+            rollout_temperature=1.0,
+        )  # fmt: skip
+        values.update(overrides)
+        args = miles_args(**values)
+        from envroll_miles import EnvrollRolloutFn
+
+        fn = EnvrollRolloutFn(load_types().ConstructorInput(args=args, data_source=EmptyDataSource()))
+        made.append(fn)
+        return fn, args
+
+    yield make
+    for fn in made:
+        fn.dispose()

@@ -10,58 +10,15 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from pathlib import Path
 
 import pytest
-from conftest import REPO, needs_node
-from helpers import assert_batch, evaluate, spawn_engine, task_indices, train, wait_idle
+from conftest import CODE_GOLF, TOOL_MATH, needs_node
+from helpers import assert_batch, evaluate, task_indices, train, wait_idle
 
 from envroll_miles import EnvrollConfigError
-from envroll_miles.miles_defaults import EmptyDataSource, miles_args
-from envroll_miles.miles_types import load_types
 from envroll_miles.samples import envroll_meta, flatten
 
 pytestmark = needs_node
-
-REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" / "index.ts"
-TOOL_MATH = REPO / "packages" / "core" / "src" / "tasksets" / "tool-math" / "index.ts"
-CODE_GOLF = REPO / "packages" / "core" / "src" / "tasksets" / "code-golf" / "index.ts"
-
-
-@pytest.fixture(scope="module")
-def engine():
-    yield from spawn_engine(token_latency_ms=2)
-
-
-@pytest.fixture
-def real_service(engine, tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO)
-    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'packages' / 'cli' / 'bin' / 'envroll.mjs'}")
-    made = []
-
-    def make(taskset: Path = REVERSE_TEXT, num_tasks: int | None = None, **overrides):
-        cfg = tmp_path / f"env{len(made)}.toml"
-        extra = f"num_tasks = {num_tasks}\n" if num_tasks else ""
-        cfg.write_text(f'model = "Qwen/Qwen3-0.6B"\n{extra}[taskset]\nid = "{taskset}"\n')
-        host, port = engine.removeprefix("http://").split(":")
-        values = dict(
-            rollout_global_dataset=False, envroll_config=str(cfg),
-            envroll_state_dir=str(tmp_path / "state"), sglang_router_ip=host, sglang_router_port=int(port),
-            rollout_batch_size=2, n_samples_per_prompt=4, num_rollout=10, rollout_max_response_len=512,
-            rollout_temperature=1.0,
-        )  # fmt: skip
-        values.update(overrides)
-        args = miles_args(**values)
-        from envroll_miles import EnvrollRolloutFn
-
-        fn = EnvrollRolloutFn(load_types().ConstructorInput(args=args, data_source=EmptyDataSource()))
-        made.append(fn)
-        return fn, args
-
-    yield make
-    for fn in made:
-        fn.dispose()
-
 
 def test_train_batch_meets_the_miles_contract(real_service):
     fn, args = real_service(rollout_batch_size=3, n_samples_per_prompt=4)
