@@ -215,11 +215,26 @@ describe("trace → Miles sample", () => {
     const usage = { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49, cached_tokens: 30 };
     const s = branchToSample(trace({ usage }), 0);
     assert.deepEqual(s.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
-    const two = trace({ usage, branches: [branch([[[1], false], [[2], true]]), branch([[[3], false], [[4], true]])] });
+    const two = trace({
+      usage,
+      branches: [
+        branch([
+          [[1], false],
+          [[2], true],
+        ]),
+        branch([
+          [[3], false],
+          [[4], true],
+        ]),
+      ],
+    });
     const [first, second] = tracesToGroup([two], new SampleCounter(), { compact: true })[0] as MilesSample[];
     assert.deepEqual(first.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
     assert.deepEqual(second.prefix_cache_info, { cached_tokens: 0, total_prompt_tokens: 0 });
-    const none = branchToSample(trace({ usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } }), 0);
+    const none = branchToSample(
+      trace({ usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } }),
+      0,
+    );
     assert.equal(none.prefix_cache_info.cached_tokens, 0);
   });
 

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
-import { epochOrder, freshCursorState, migrateCursorState, TaskCursor } from "../../packages/core/src/service/cursor.ts";
+import {
+  epochOrder,
+  freshCursorState,
+  migrateCursorState,
+  TaskCursor,
+} from "../../packages/core/src/service/cursor.ts";
 import { ScopedClient } from "../../packages/core/src/service/scoped-client.ts";
 
 describe("task cursor", () => {
@@ -60,7 +65,13 @@ describe("task cursor", () => {
   });
 
   it("version-1 states (returned task indices) load as slots of the current epoch", () => {
-    const v1 = { ...freshCursorState("t", 4, true, 3), version: 1, epoch: 2, offset: 3, returned: [] as number[] };
+    const v1 = {
+      ...freshCursorState("t", 4, true, 3),
+      version: 1,
+      epoch: 2,
+      offset: 3,
+      returned: [] as number[],
+    };
     const order = epochOrder(4, true, 3, 2);
     v1.returned = [order[2], order[0]];
     const s = migrateCursorState(v1 as unknown as Record<string, unknown>);

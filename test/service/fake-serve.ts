@@ -29,7 +29,8 @@ const constant = (t: number) =>
   cfg.constant_reward_tasks === "odd" ? t % 2 === 1 : (cfg.constant_reward_tasks ?? []).includes(t);
 
 const failing = new Set<number>(cfg.failing_groups ?? []);
-const isSlow = (t: number) => slow.has(t) || (cfg.slow_every ? t % cfg.slow_every === cfg.slow_every - 1 : false);
+const isSlow = (t: number) =>
+  slow.has(t) || (cfg.slow_every ? t % cfg.slow_every === cfg.slow_every - 1 : false);
 
 const env = new FakeEnv({
   numTasks: cfg.num_tasks ?? 10,
@@ -40,7 +41,14 @@ const env = new FakeEnv({
     reward: constant(t) ? 1 : k,
     rewards: { correct: constant(t) ? 1 : k },
     ...(cfg.cached_tokens !== undefined
-      ? { usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cached_tokens: cfg.cached_tokens } }
+      ? {
+          usage: {
+            prompt_tokens: 3,
+            completion_tokens: 2,
+            total_tokens: 5,
+            cached_tokens: cfg.cached_tokens,
+          },
+        }
       : {}),
     ...(errors.has(t)
       ? { errors: [{ type: cfg.error_type ?? "ToolsetError", message: cfg.error_message ?? "tool crashed" }] }

@@ -156,7 +156,9 @@ describe("rollout service over HTTP", () => {
     const body = { ...base, count: 2, seed_base: 100, deterministic: true };
     await post(`${svc.url}/rollout`, { ...body, rollout_id: 0 });
     await post(`${svc.url}/rollout`, { ...body, rollout_id: 1 });
-    const seeds = env.runs.map((r) => [r.taskIndex, r.seeds]).sort((a, b) => (a[1] as number[])[0] - (b[1] as number[])[0]);
+    const seeds = env.runs
+      .map((r) => [r.taskIndex, r.seeds])
+      .sort((a, b) => (a[1] as number[])[0] - (b[1] as number[])[0]);
     assert.deepEqual(seeds, [
       [0, [100, 101]],
       [1, [102, 103]],

@@ -81,7 +81,10 @@ def judged(tmp_path_factory):
                                                        "--envroll-keep-failed-groups")},
         "eval_key_only": {"kind": "eval", "argv": _argv(tmp, {"num_eval_tasks": 2}, "eval_key_only",
                                                          "--eval-reward-key", "correct",
-                                                         "--n-samples-per-eval-prompt", "2")},
+                                                         "--n-samples-per-eval-prompt", "2", "--eval-interval", "5",
+                                                         # Miles asserts eval datasets exist with
+                                                         # --eval-interval; envroll never reads it.
+                                                         "--eval-prompt-data", "envroll", "unused")},
         "eval_all_failed": {"kind": "eval", "argv": _argv(tmp, {"failing_groups": [0, 1, 2]}, "eval_all_failed")},
         "legacy": {"kind": "train", "legacy": True, "argv": _argv(tmp, {}, "legacy", envroll_flags=False)
                    + ["--rollout-function-path", "envroll_miles.generate_rollout"],

@@ -60,6 +60,9 @@ def test_sample_round_trip_through_wire_dict():
         ({"use_opd": True}, "opd"),
         ({"use_rollout_routing_replay": True}, "routing_replay"),
         ({"use_rollout_indexer_replay": True}, "indexer_replay"),
+        ({"custom_generate_function_path": "my.generate"}, "custom_generate"),
+        ({"custom_agent_function_path": "my.agent"}, "custom_agent"),
+        ({"use_session_server": True}, "session_server"),
     ],
 )
 def test_refused_miles_features(override, code):

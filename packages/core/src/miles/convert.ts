@@ -146,7 +146,10 @@ function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
       completion_token_num: 0,
     },
     // Summed over the trace's turns, as Miles sums `meta_info` per turn (hit rate = cached / total).
-    prefix_cache_info: { cached_tokens: trace.usage.cached_tokens ?? 0, total_prompt_tokens: trace.usage.prompt_tokens },
+    prefix_cache_info: {
+      cached_tokens: trace.usage.cached_tokens ?? 0,
+      total_prompt_tokens: trace.usage.prompt_tokens,
+    },
   };
 }
 
@@ -249,7 +252,9 @@ export function traceToElement(
   }
   // Convert every branch first so a bad one fails the trace before any index is consumed.
   const siblings =
-    count === 0 ? [emptySample(trace, opts, [])] : trace.branches.map((_, b) => branchToSample(trace, b, opts));
+    count === 0
+      ? [emptySample(trace, opts, [])]
+      : trace.branches.map((_, b) => branchToSample(trace, b, opts));
   // One trace's turns are counted once (on its first branch), or the hit rate would double-count.
   for (const s of siblings.slice(1)) s.prefix_cache_info = { cached_tokens: 0, total_prompt_tokens: 0 };
   const rolloutId = counter.nextIndex;

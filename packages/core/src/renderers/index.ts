@@ -47,7 +47,8 @@ export function isQwen3Model(model: string): boolean {
 export function createRenderer(model: string, options: CreateRendererOptions = {}): Renderer {
   if (isQwen3Model(model)) {
     const extra = Object.keys(options.templateVars ?? {});
-    if (extra.length > 0) throw new Error(`${model}: the qwen3 renderer takes no template variables (${extra.join(", ")})`);
+    if (extra.length > 0)
+      throw new Error(`${model}: the qwen3 renderer takes no template variables (${extra.join(", ")})`);
     return new Qwen3Renderer(
       {
         enableThinking: options.enableThinking,

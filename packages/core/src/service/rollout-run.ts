@@ -13,7 +13,7 @@ import { ConversionError, finalAttemptFailed, SampleCounter, tracesToGroup } fro
 import { type GroupElement, groupSamples } from "../miles/sample.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import type { ClientFactory, EngineSpec, RolloutEnvironment } from "./backend.ts";
-import type { TaskCursor, Taken } from "./cursor.ts";
+import type { Taken, TaskCursor } from "./cursor.ts";
 import type { CursorStore } from "./cursor-store.ts";
 import type { DropReason, GroupLine, RolloutRequest, StreamLine, SummaryLine } from "./protocol.ts";
 

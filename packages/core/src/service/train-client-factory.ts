@@ -4,7 +4,12 @@
  * engine settings (its own connection pool, closed with the request).
  */
 import { TrainClient } from "../clients/train.ts";
-import { type CreateRendererOptions, createRenderer, isQwen3Model, JinjaRenderer } from "../renderers/index.ts";
+import {
+  type CreateRendererOptions,
+  createRenderer,
+  isQwen3Model,
+  JinjaRenderer,
+} from "../renderers/index.ts";
 import type { Renderer } from "../renderers/renderer.ts";
 import { SglangTransport } from "../transport/index.ts";
 import type { RoutingPolicy } from "../transport/types.ts";
@@ -36,10 +41,13 @@ export function chatTemplateOptions(
   const vars: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(kwargs)) {
     if (key === "enable_thinking") {
-      if (typeof value !== "boolean") throw new Error(`${FLAG}: enable_thinking must be true or false, got ${JSON.stringify(value)}`);
+      if (typeof value !== "boolean")
+        throw new Error(`${FLAG}: enable_thinking must be true or false, got ${JSON.stringify(value)}`);
       out.enableThinking = value;
     } else if (isQwen3Model(model)) {
-      throw new Error(`${FLAG}: the qwen3 renderer (${model}) does not know "${key}"; it knows: enable_thinking`);
+      throw new Error(
+        `${FLAG}: the qwen3 renderer (${model}) does not know "${key}"; it knows: enable_thinking`,
+      );
     } else {
       vars[key] = value;
     }
@@ -49,7 +57,11 @@ export function chatTemplateOptions(
 }
 
 /** The Jinja renderer's template must read each extra variable, or the key would be ignored. */
-function checkTemplateReads(renderer: Renderer, model: string, vars: Record<string, unknown> | undefined): void {
+function checkTemplateReads(
+  renderer: Renderer,
+  model: string,
+  vars: Record<string, unknown> | undefined,
+): void {
   if (!vars || !(renderer instanceof JinjaRenderer)) return;
   const source = renderer.tokenizer.chatTemplate ?? "";
   for (const key of Object.keys(vars)) {

@@ -19,6 +19,9 @@ MILES_DEFAULTS: dict[str, Any] = {
     "use_opd": False,
     "use_rollout_routing_replay": False,
     "use_rollout_indexer_replay": False,
+    "custom_generate_function_path": None,
+    "custom_agent_function_path": None,
+    "use_session_server": False,
     # batch shape
     "rollout_batch_size": None,
     "over_sampling_batch_size": None,

@@ -84,6 +84,7 @@ class EnvrollRolloutFn:
         self.eval_name = getattr(self.args, "envroll_eval_name", None) or self.info.get("taskset_id") or "envroll"
 
     async def __call__(self, input: Any) -> Any:
+        await _configure_dumper(self.args)
         if getattr(input, "evaluation", False):
             data, metrics = await collect_eval(self.args, self.client, self.types, input.rollout_id, self.eval_name)
             dump_eval(self.args, input.rollout_id, data, metrics)
@@ -96,6 +97,16 @@ class EnvrollRolloutFn:
         if self.process is not None:
             self.process.stop()
             self.process = None
+
+
+async def _configure_dumper(args: Any) -> None:
+    """``--dumper-enable`` / ``--dumper-inference``: Miles' own per-step call that points the SGLang
+    dumper at ``--dumper-dir`` (as the upstream adapter makes it). Only reachable inside Miles."""
+    if not (getattr(args, "dumper_enable", False) or getattr(args, "dumper_inference", None)):
+        return
+    from miles.utils import dumper_utils  # type: ignore[import-not-found]
+
+    await dumper_utils.configure_sglang(args)
 
 
 def _run(coro: Any) -> Any:

@@ -27,6 +27,15 @@ MESSAGES = {
     + "--use-rollout-routing-replay is not supported: envroll does not carry routed experts",
     "indexer_replay": PREFIX
     + "--use-rollout-indexer-replay is not supported: envroll does not carry indexer top-k",
+    "custom_generate": PREFIX
+    + "--custom-generate-function-path has no effect here: the environment's harness runs each "
+    "episode and calls the model itself; drop the flag (or use Miles' default rollout function)",
+    "custom_agent": PREFIX
+    + "--custom-agent-function-path has no effect here: the environment's harness is the agent; "
+    "drop the flag",
+    "session_server": PREFIX
+    + "--use-session-server is not supported: envroll records every turn token-exact itself and "
+    "talks to the router directly",
     "dialect": PREFIX
     + "the environment's harness speaks the {dialect} dialect; train rollouts support the chat "
     "dialect only",
@@ -66,6 +75,9 @@ def miles_problems(args: Any) -> list[tuple[str, str]]:
         ("use_opd", "opd"),
         ("use_rollout_routing_replay", "routing_replay"),
         ("use_rollout_indexer_replay", "indexer_replay"),
+        ("custom_generate_function_path", "custom_generate"),
+        ("custom_agent_function_path", "custom_agent"),
+        ("use_session_server", "session_server"),
     ]
     for attr, code in flags:
         if _on(args, attr):
