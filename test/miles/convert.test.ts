@@ -7,7 +7,7 @@ import {
   tracesToGroup,
 } from "../../packages/core/src/miles/convert.ts";
 import { groupSamples, type MilesSample, sampleViolations } from "../../packages/core/src/miles/sample.ts";
-import { branch, multiTurnBranch, trace } from "./traces.ts";
+import { branch, multiTurnBranch, trace, twoBranches } from "./traces.ts";
 
 describe("trace → Miles sample", () => {
   it("multi-turn bridged branch: prompt prefix, 0s over tool-response tokens, aligned arrays", () => {
@@ -215,19 +215,7 @@ describe("trace → Miles sample", () => {
     const usage = { prompt_tokens: 40, completion_tokens: 9, total_tokens: 49, cached_tokens: 30 };
     const s = branchToSample(trace({ usage }), 0);
     assert.deepEqual(s.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
-    const two = trace({
-      usage,
-      branches: [
-        branch([
-          [[1], false],
-          [[2], true],
-        ]),
-        branch([
-          [[3], false],
-          [[4], true],
-        ]),
-      ],
-    });
+    const two = trace({ usage, branches: twoBranches() });
     const [first, second] = tracesToGroup([two], new SampleCounter(), { compact: true })[0] as MilesSample[];
     assert.deepEqual(first.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
     assert.deepEqual(second.prefix_cache_info, { cached_tokens: 0, total_prompt_tokens: 0 });

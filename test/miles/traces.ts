@@ -30,6 +30,20 @@ export function multiTurnBranch(): BranchRecord {
   ]);
 }
 
+/** Two branches (a compaction or a fork): [1 | 2] and [3 | 4], prompt | sampled. */
+export function twoBranches(): BranchRecord[] {
+  return [
+    branch([
+      [[1], false],
+      [[2], true],
+    ]),
+    branch([
+      [[3], false],
+      [[4], true],
+    ]),
+  ];
+}
+
 let counter = 0;
 
 export function trace(over: Partial<TraceRecord> = {}): TraceRecord {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { groupSamples } from "../../packages/core/src/miles/sample.ts";
 import { type RunningService, startService } from "../../packages/core/src/service/server.ts";
-import { branch } from "../miles/traces.ts";
+import { twoBranches } from "../miles/traces.ts";
 import { FakeClient, FakeEnv, type FakeEnvOptions } from "./fake-env.ts";
 import { post, streamThenDisconnect, until } from "./http.ts";
 
@@ -185,16 +185,7 @@ describe("rollout service over HTTP", () => {
 
   it("stops with an explicit error on multi-branch traces unless compact is on", async () => {
     const two = {
-      branches: [
-        branch([
-          [[1], false],
-          [[2], true],
-        ]),
-        branch([
-          [[3], false],
-          [[4], true],
-        ]),
-      ],
+      branches: twoBranches(),
     };
     const { svc } = await serve({ shape: () => two });
     const r = await post(`${svc.url}/rollout`, { ...base, rollout_id: 0, count: 2, concurrency: 2 });

@@ -12,7 +12,6 @@ reward — with ``--eval-reward-key`` alone a dict would crash the zero-std stat
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from typing import Any
 
@@ -56,15 +55,8 @@ async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id:
     by_task: dict[int, list] = {}
     drops: Counter = Counter()
     errors: list[str] = []
-    summary = None
     try:
-        while True:
-            line = await asyncio.to_thread(stream.read_line)
-            if line is None:
-                break
-            if line.get("type") == "summary":
-                summary = line
-                break
+        while (line := await stream.next_group()) is not None:
             if line.get("drop_reason") == "episode_error":
                 drops["episode_error"] += 1
                 errors.append(line.get("error") or "episode error")
@@ -77,6 +69,7 @@ async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id:
             by_task[int(line["task_index"])] = group
     finally:
         stream.close()
+    summary = stream.summary
     if summary is None or summary.get("error"):
         reason = summary.get("error") if summary else "the stream closed early"
         raise RuntimeError(f"envroll_miles: eval {rollout_id} failed: {reason}")

@@ -8,6 +8,7 @@ which makes the service abort that request's in-flight episodes and engine reque
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import time
@@ -26,6 +27,19 @@ class RolloutStream:
         self._conn = conn
         self._response = response
         self.closed = False
+        #: The summary line, once read (None: not reached, or the stream broke off before it).
+        self.summary: dict | None = None
+
+    async def next_group(self) -> dict | None:
+        """The next group line, read off the event loop; None at the summary (then kept on
+        ``summary``) or at the end of the stream."""
+        line = await asyncio.to_thread(self.read_line)
+        if line is None:
+            return None
+        if line.get("type") == "summary":
+            self.summary = line
+            return None
+        return line
 
     def read_line(self) -> dict | None:
         """The next line as a dict; None at the end of the stream (or after ``close``)."""

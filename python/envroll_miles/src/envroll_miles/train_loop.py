@@ -85,14 +85,10 @@ async def _run_request(step: _Step, client: ServiceClient, mode: str, per_reques
     waiting: dict[int, dict] = {}  # finished, not yet judged: launch position → line
     frontier = 0  # the next launch position to judge
     used: list[int] = []
-    summary = None
     try:
         while not step.full:
-            line = await asyncio.to_thread(stream.read_line)
+            line = await stream.next_group()
             if line is None:
-                break
-            if line.get("type") == "summary":
-                summary = line
                 break
             step.delivered += 1
             waiting[int(line["seq"])] = line
@@ -100,6 +96,7 @@ async def _run_request(step: _Step, client: ServiceClient, mode: str, per_reques
                 await step.judge(waiting.pop(frontier))
                 used.append(frontier)
                 frontier += 1
+        summary = stream.summary
         if summary is not None:
             # Everything has arrived; positions that never did were aborted and handed back.
             for seq in sorted(waiting):
