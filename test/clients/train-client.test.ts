@@ -127,3 +127,22 @@ test("an engine abort becomes a typed error, never an empty reply", async () => 
     await slow.close();
   }
 });
+
+test("an image part is refused as UnsupportedError before anything is sent (renderers are text-only)", async () => {
+  seen = [];
+  const messages: Message[] = [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is this?" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+      ],
+    },
+  ];
+  await assert.rejects(
+    client().getResponse({ messages, tools: [], sampling: {}, sessionId: "img", turn: 0 }),
+    (e: Error) =>
+      e.name === "UnsupportedError" && /message 0 \(user\) has a non-text content part/.test(e.message),
+  );
+  assert.equal(seen.length, 0);
+});

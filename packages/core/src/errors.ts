@@ -38,7 +38,7 @@ export class TaskError extends RolloutError {}
 /** The interception layer itself failed (bad request shape, server error). */
 export class InterceptionError extends RolloutError {}
 /**
- * A request the train path refuses by design (e.g. a streaming harness): the rollout would fail
+ * A request the train path refuses by design (e.g. an image part for a text-only renderer): it would fail
  * the same way on every try, so a train step stops on this type instead of resampling.
  */
 export class UnsupportedError extends RolloutError {}

@@ -6,12 +6,13 @@
  * and by a full render otherwise. The ids go to SGLang's native `/generate`; the sampled ids and
  * their logprobs come back unchanged and are parsed into an assistant message for the program.
  */
+import { UnsupportedError } from "../errors.ts";
 import { pyJsonDumps } from "../renderers/py-json.ts";
 import type { ParsedToolCall, Renderer, RenderTool } from "../renderers/renderer.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
 import type { GenerateResult } from "../transport/types.ts";
-import type { AssistantMessage, FinishReason, Tool, ToolCall } from "../types.ts";
+import type { AssistantMessage, FinishReason, Message, Tool, ToolCall } from "../types.ts";
 import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
 import { rawJsonMember } from "./json-member.ts";
 
@@ -48,6 +49,7 @@ export class TrainClient implements Client {
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    refuseImages(request.messages);
     const tools = request.tools.length > 0 ? request.tools.map(toRenderTool) : null;
     const prompt = this.buildPrompt(request, tools);
     const result = await this.transport.generate({
@@ -164,4 +166,17 @@ function toToolCall(call: ParsedToolCall, index: number): ToolCall {
     return { id, name: call.name ?? "", arguments: args };
   }
   return { id, name: call.name ?? "", arguments: call.raw };
+}
+
+/**
+ * Renderers turn text into tokens; an image part would be silently dropped and the model trained
+ * on a prompt it never saw. A refusal (not bad luck): the same rollout fails the same way each time.
+ */
+function refuseImages(messages: readonly Message[]): void {
+  const i = messages.findIndex((m) => Array.isArray(m.content) && m.content.some((p) => p.type !== "text"));
+  if (i >= 0) {
+    throw new UnsupportedError(
+      `the train client renders text only: message ${i} (${messages[i]!.role}) has a non-text content part`,
+    );
+  }
 }

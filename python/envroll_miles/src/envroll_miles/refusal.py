@@ -1,6 +1,6 @@
 """Typed refusals: trace errors that stop a step instead of being resampled.
 
-A rollout the train path refuses by design (e.g. a harness that streams) fails the same way
+A rollout the train path refuses by design (e.g. a prompt with an image part) fails the same way
 every time, so resampling would spin; the upstream adapter re-raises such errors. Here only the
 error *type* decides (the TypeScript side records ``UnsupportedError`` for these), never the
 wording: a tool that merely prints "not supported" is ordinary bad luck and is resampled.
