@@ -210,10 +210,10 @@ it("endless loop: the wall clock kills it", async () => {
 });
 
 it("endless loop: RLIMIT_CPU stops it before a generous wall clock", async () => {
-  const t0 = Date.now();
+  // 1 CPU-second can take many wall seconds on a loaded machine (a fresh-clone run at load 35 on
+  // 2 cores took 6.5 s), so the proof is that the 15 s wall clock did not fire, not elapsed time.
   const r = await runPython("while True:\n    pass", { cpu_s: 1 }, 15_000);
-  assert.ok(Date.now() - t0 < 5000, "the CPU limit did not fire");
-  assert.equal(r.timedOut, false);
+  assert.equal(r.timedOut, false, "the CPU limit did not fire before the wall clock");
   assert.notEqual(r.exitCode, 0);
   assert.deepEqual(await leftovers(r.marker), []);
 });
