@@ -14,6 +14,8 @@ import { ConfigError, errorMessage } from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { getHarness } from "./harnesses/index.ts";
 import { InterceptionServer } from "./interception/server.ts";
+import { resolveJudgeConfigs } from "./judges/config.ts";
+import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
 import { resolveTaskset } from "./loaders.ts";
 import { type Summary, SummaryBuilder } from "./outputs/summary.ts";
@@ -61,6 +63,8 @@ export interface EnvironmentRunOptions extends RunGroupOptions {
 export interface LoadEnvironmentOptions {
   /** Use this taskset instead of resolving `config.taskset.id`. */
   taskset?: Taskset<any, any>;
+  /** Where judges at the default endpoint go (the built-in engine offline), judge retry policy. */
+  judges?: LoadJudgesOptions;
 }
 
 export async function loadEnvironment(
@@ -69,10 +73,6 @@ export async function loadEnvironment(
 ): Promise<Environment> {
   const taskset = options.taskset ?? (await resolveTaskset(config.taskset.id));
   const harness = getHarness(config.harness.id);
-  if (config.taskset.task.judges.length > 0)
-    throw new ConfigError("taskset.task.judges: judges are not implemented in envroll yet", {
-      path: "taskset.task.judges",
-    });
   if (taskset.user && !harness.supportsUserSim)
     throw new ConfigError(
       `harness.id: harness "${harness.id}" cannot drive the user simulator of "${taskset.id}"`,
@@ -109,7 +109,10 @@ export async function loadEnvironment(
   }
   if (config.shuffle) rows = shuffle(rows, mulberry32(0));
   if (config.num_tasks !== null) rows = rows.slice(0, config.num_tasks);
-  return new Environment(config, taskset, harness, factory, rows);
+  // Last: judges open clients, so nothing that can still fail comes after them. Resolving again
+  // is a no-op for a loaded config and checks one built in code.
+  const judges = await loadJudges(resolveJudgeConfigs(config.taskset.task.judges, taskset), options.judges);
+  return new Environment(config, taskset, harness, factory, rows, judges);
 }
 
 export class Environment {
@@ -123,6 +126,7 @@ export class Environment {
     readonly harness: Harness,
     private readonly runtimeFactory: RuntimeFactory,
     readonly tasks: readonly TaskData[],
+    readonly judges: readonly LoadedJudge[] = [],
   ) {
     this.limiter = pLimit(config.max_concurrent);
     this.limits = {
@@ -190,6 +194,7 @@ export class Environment {
       signal: options.signal,
       limit,
       retry: this.config.retries.rollout,
+      judges: this.judges,
       samplingFor: samplingFor ? (i) => samplingFor(taskIndex, i) : undefined,
       // Without group rewards a trace is final as soon as its rollout ends: stream it right away.
       onTrace: grouped ? undefined : emit,
@@ -272,5 +277,6 @@ export class Environment {
   async close(): Promise<void> {
     await this.server?.close();
     this.server = null;
+    await Promise.all(this.judges.map((j) => j.close()));
   }
 }

@@ -42,6 +42,12 @@ export class InterceptionError extends RolloutError {}
  * the same way on every try, so a train step stops on this type instead of resampling.
  */
 export class UnsupportedError extends RolloutError {}
+/**
+ * A plugged judge could not give a verdict: its endpoint failed after retries, its reply held no
+ * parseable verdict, or the task lacks a field it grades. Never scored as 0: the rollout errors,
+ * and `retries.rollout` may rerun it (`include = ["JudgeError"]`).
+ */
+export class JudgeError extends RolloutError {}
 
 /**
  * A group reward failed or returned the wrong number of scores. Not a rollout error: it is

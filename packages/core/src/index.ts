@@ -11,6 +11,7 @@ export * from "./environment.ts";
 export * from "./errors.ts";
 export * from "./harnesses/index.ts";
 export * from "./interception/index.ts";
+export * from "./judges/index.ts";
 export { createRenderer } from "./renderers/index.ts";
 export type * from "./renderers/renderer.ts";
 export { createRuntime, registerRuntime, runtimeTypes } from "./runtimes/index.ts";

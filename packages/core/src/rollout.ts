@@ -11,6 +11,7 @@ import type { Harness } from "./harnesses/harness.ts";
 import { taskPrompt } from "./harnesses/prompt.ts";
 import type { InterceptionServer } from "./interception/server.ts";
 import { RolloutSession } from "./interception/session.ts";
+import type { LoadedJudge } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
 import type { RuntimeFactory } from "./runtimes/index.ts";
 import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
@@ -34,6 +35,8 @@ export interface RolloutSpec<D extends TaskData = TaskData> {
   timeouts: TimeoutConfig;
   interception(): Promise<InterceptionServer>;
   signal?: AbortSignal;
+  /** Plugged judges (`taskset.task.judges`), scored after the rewards. */
+  judges?: readonly LoadedJudge[];
 }
 
 const now = () => Date.now() / 1000;
@@ -87,7 +90,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       boundary(TaskError, "task finalize", () => taskset.finalize?.(ctx())),
     );
     await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), () =>
-      scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }),
+      scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges),
     );
     trace.completed = true;
   } catch (e) {

@@ -1,10 +1,13 @@
 /**
  * Scoring (Verifiers `Task.score` / `score_group`). Order is the contract: metrics first
  * (recorded unweighted), then rewards (recorded as value × weight), so a reward may read a
- * metric — code-golf's `correct` reads the `passed` metric. Within a phase handlers run
- * concurrently and are recorded in (−priority, name) order.
+ * metric — code-golf's `correct` reads the `passed` metric — then the plugged judges (value ×
+ * weight under each judge's name; see `judges/run.ts`). Within a phase handlers run
+ * concurrently and are recorded in (−priority, name) order; judges in config order.
  */
 import { GroupRewardError, TaskError } from "./errors.ts";
+import type { LoadedJudge } from "./judges/loader.ts";
+import { scoreJudges } from "./judges/run.ts";
 import type {
   GroupReward,
   HandlerContext,
@@ -46,6 +49,7 @@ export async function scoreTrace<D extends TaskData>(
   handlers: TaskHandlers<D>,
   trace: Trace,
   ctx: Omit<HandlerContext<D>, "trace">,
+  judges: readonly LoadedJudge[] = [],
 ): Promise<void> {
   const hctx: HandlerContext<D> = { ...ctx, trace };
   const usable = <H extends Metric<D> | Reward<D>>(hs: H[] | undefined) =>
@@ -58,6 +62,7 @@ export async function scoreTrace<D extends TaskData>(
   recordPhase("reward", await settle(usable(handlers.rewards), (h) => h.fn(hctx)), (h, v) => {
     trace.recordReward(h.name, checkNumber("reward", h.name, v) * (h.weight ?? 1));
   });
+  await scoreJudges(judges, trace, ctx.task, ctx.signal);
 }
 
 /** Records every handler of a phase that succeeded, then throws the first failure (in order). */

@@ -64,31 +64,53 @@ export class EvalClient implements Client {
       messages: request.messages.map(messageToWire),
     };
     if (request.tools.length > 0) body["tools"] = request.tools.map(toolToWire);
+    const text = await this.post(body, request.sessionId, request.signal);
+    return completionFrom(parseJson(text), this.options.model);
+  }
+
+  /**
+   * One call with a body sent as given (its own `model`): the provider's JSON next to the parsed
+   * response, for callers that keep the raw exchange (judges record it on the trace).
+   */
+  async chat(
+    body: Record<string, unknown>,
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<{ raw: unknown; response: ModelResponse }> {
+    const raw = parseJson(await this.post(body, sessionId, signal));
+    return { raw, response: completionFrom(raw, typeof body["model"] === "string" ? body["model"] : "") };
+  }
+
+  private async post(
+    body: Record<string, unknown>,
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const ac = new AbortController();
     const onAbort = () => ac.abort();
-    request.signal?.addEventListener("abort", onAbort, { once: true });
-    if (request.signal?.aborted) ac.abort();
-    const set = this.inflight.get(request.sessionId) ?? new Set();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) ac.abort();
+    const set = this.inflight.get(sessionId) ?? new Set();
     set.add(ac);
-    this.inflight.set(request.sessionId, set);
+    this.inflight.set(sessionId, set);
     try {
       const res = await this.dispatcher.request({
         origin: this.origin,
         path: this.path,
         method: "POST",
-        headers: { ...this.headers, "x-session-id": request.sessionId },
+        headers: { ...this.headers, "x-session-id": sessionId },
         body: JSON.stringify(body),
         signal: ac.signal,
       });
       const text = await res.body.text();
       if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(res.statusCode, text);
-      return parseCompletion(text, this.options.model);
+      return text;
     } catch (e) {
       throw mapError(e, ac.signal.aborted);
     } finally {
-      request.signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
       set.delete(ac);
-      if (set.size === 0) this.inflight.delete(request.sessionId);
+      if (set.size === 0) this.inflight.delete(sessionId);
     }
   }
 
@@ -134,13 +156,15 @@ function mapError(e: unknown, aborted: boolean): unknown {
   });
 }
 
-function parseCompletion(text: string, model: string): ModelResponse {
-  let j: any;
+function parseJson(text: string): any {
   try {
-    j = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new ProviderError(`provider returned invalid JSON: ${text.slice(0, 200)}`, { statusCode: 502 });
   }
+}
+
+function completionFrom(j: any, model: string): ModelResponse {
   const choice = j?.choices?.[0];
   if (!choice?.message)
     throw new ProviderError("provider response has no choices[0].message", { statusCode: 502 });

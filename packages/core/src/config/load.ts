@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { ConfigError } from "../errors.ts";
+import { resolveJudgeConfigs } from "../judges/config.ts";
 import { resolveTaskset } from "../loaders.ts";
 import type { Taskset } from "../task.ts";
 import { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
@@ -219,7 +220,11 @@ export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig
       { path: `taskset.${Object.keys(fields)[0]}` },
     );
   }
-  config.taskset = { id, task, ...tasksetFields };
+  config.taskset = {
+    id,
+    task: { ...task, judges: resolveJudgeConfigs(task.judges, taskset) },
+    ...tasksetFields,
+  };
   return config;
 }
 

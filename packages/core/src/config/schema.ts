@@ -15,13 +15,14 @@ const seconds = z
   .nullable()
   .default(null);
 const names = z.array(z.string({ error: "expected a string" }), { error: "expected an array of strings" });
-const headers = z.record(z.string(), z.string({ error: "expected a string" }), {
+export const headers = z.record(z.string(), z.string({ error: "expected a string" }), {
   error: "expected a table of strings",
 });
 
 export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 
-export const JudgeConfigSchema = z.record(z.string(), z.unknown());
+/** One `[[taskset.task.judges]]` table; its keys are checked per judge id by `judges/config.ts`. */
+export const JudgeConfigSchema = z.record(z.string(), z.unknown(), { error: "expected a table" });
 
 export const TaskConfigSchema = z.strictObject({
   judges: z.array(JudgeConfigSchema).default([]),
@@ -81,7 +82,7 @@ export const RetriesSchema = z.strictObject({
 });
 
 /** An http(s) URL, checked at load so a typo names `client.base_url` instead of failing later as "Invalid URL". */
-const httpUrl = z.url({ protocol: /^https?$/ });
+export const httpUrl = z.url({ protocol: /^https?$/ });
 
 export const EvalClientSchema = z.strictObject({
   type: z.literal("eval"),

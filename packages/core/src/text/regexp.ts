@@ -1,0 +1,4 @@
+/** `s` as a literal inside a RegExp source. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
