@@ -41,44 +41,49 @@ export interface EvalBackend {
 /** The model name the built-in engine reports; its replies are tokenized as Qwen3. */
 export const BUILTIN_MODEL = "envroll-engine/reference";
 
+/** The TrainClient settings for the built-in engine (it tokenizes as Qwen3). */
+function builtinClient(url: string): ClientConfig {
+  return {
+    type: "train",
+    base_url: url,
+    api_key_var: null,
+    headers: {},
+    renderer: "qwen3",
+    renderer_model_name: null,
+    pool_size: 1,
+    timeout: null,
+  };
+}
+
 export async function openBackend(
   config: EnvConfig,
   endpoint: EndpointChoice,
   say: (line: string) => void,
   taskset?: Taskset<any, any>,
 ): Promise<EvalBackend> {
-  const env = await loadEnvironment(config, taskset ? { taskset } : {});
   let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
-  let client: Client;
+  let clientConfig: ClientConfig;
+  if (endpoint.kind === "builtin") {
+    engine = await startEngine({ policy: "reference", modelName: BUILTIN_MODEL });
+    clientConfig = builtinClient(engine.url);
+  } else clientConfig = endpoint.client;
+  let env: Environment | null = null;
   try {
-    if (endpoint.kind === "builtin") {
-      engine = await startEngine({ policy: "reference", modelName: BUILTIN_MODEL });
+    // Offline, the built-in engine also answers the judges left at the default (unreachable) endpoint.
+    const judges = engine ? { defaultBaseUrl: `${engine.url}/v1` } : undefined;
+    env = await loadEnvironment(config, { ...(taskset ? { taskset } : {}), judges });
+    if (engine)
       say(
-        `no --engine/--openai given: using the built-in engine (reference policy, not a model) at ${engine.url}`,
+        `no --engine/--openai given: using the built-in engine (reference policy, not a model) at ${engine.url}` +
+          (env.judges.length > 0 ? " for the model and the judges" : ""),
       );
-      client = makeClient(
-        {
-          type: "train",
-          base_url: engine.url,
-          api_key_var: null,
-          headers: {},
-          renderer: "qwen3",
-          renderer_model_name: null,
-          pool_size: 1,
-          timeout: null,
-        },
-        config.model,
-        enableThinking(config.sampling),
-      );
-    } else {
-      client = makeClient(endpoint.client, config.model, enableThinking(config.sampling));
-    }
+    const client = makeClient(clientConfig, config.model, enableThinking(config.sampling));
+    return new EnvironmentBackend(env, client, engine);
   } catch (e) {
-    await env.close();
+    await env?.close();
     await engine?.close();
     throw e;
   }
-  return new EnvironmentBackend(env, client, engine);
 }
 
 class EnvironmentBackend implements EvalBackend {

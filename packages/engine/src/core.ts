@@ -59,6 +59,7 @@ export class EngineCore {
   weightVersion: string;
   readonly counters = {
     requests: 0,
+    chatCompletions: 0,
     generated: 0,
     completionTokens: 0,
     aborted: 0,

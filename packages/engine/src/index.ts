@@ -143,6 +143,7 @@ function handle(
 function mergeStats(a: CoreStats, b: CoreStats): CoreStats {
   return {
     requests: a.requests + b.requests,
+    chatCompletions: a.chatCompletions + b.chatCompletions,
     generated: a.generated + b.generated,
     completionTokens: a.completionTokens + b.completionTokens,
     aborted: a.aborted + b.aborted,

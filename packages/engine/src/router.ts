@@ -1,6 +1,6 @@
 /**
- * Router mode: a front server in the SGLang Model Gateway's place, spreading /generate over K
- * workers. With `consistent_hashing`, `X-SMG-Routing-Key` picks the worker on a hash ring, so a
+ * Router mode: a front server in the SGLang Model Gateway's place, spreading /generate (and
+ * /v1/chat/completions) over K workers. With `consistent_hashing`, `X-SMG-Routing-Key` picks the worker on a hash ring, so a
  * rollout's turns keep hitting the worker that holds its prefix cache; `X-SMG-Target-Worker`
  * pins a worker index. Admin calls (abort, weight version, cache flush) fan out to every worker.
  */
@@ -16,6 +16,7 @@ import {
   sendJson,
 } from "envroll/internal/http/index.ts";
 import { Pool } from "undici";
+import { CHAT_PATH } from "./chat-completions.ts";
 import { errorBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";
 import { applyFault, type GenerateContext } from "./generate-handler.ts";
@@ -129,7 +130,8 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
     const method = req.method ?? "GET";
-    if (path === "/generate" && (method === "POST" || method === "PUT")) {
+    const chat = path === CHAT_PATH && method === "POST";
+    if (chat || (path === "/generate" && (method === "POST" || method === "PUT"))) {
       const body = await readBody(req, cfg.bodyLimit);
       if (cfg.onRequest) cfg.onRequest(parseOrRaw(body), req.headers);
       const fault = cfg.faults?.draw() ?? null;
@@ -141,7 +143,7 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
         i,
         req,
         res,
-        "/generate",
+        path,
         body,
         fault === "abort" ? { "x-envroll-fault": "abort" } : undefined,
       );

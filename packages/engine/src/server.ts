@@ -14,6 +14,7 @@ import {
   sendError,
   sendJson,
 } from "envroll/internal/http/index.ts";
+import { CHAT_PATH, handleChatCompletion } from "./chat-completions.ts";
 import type { EngineCore } from "./core.ts";
 import { errorBody, validationBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";
@@ -54,6 +55,8 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
     stallMs: cfg.stallMs,
   };
 
+  const chatCtx = { core, modelName: cfg.modelName };
+
   const modelInfo = () => ({
     model_path: cfg.modelName,
     tokenizer_path: "Qwen/Qwen3-0.6B",
@@ -78,8 +81,10 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req);
     const method = req.method ?? "GET";
-    if (path === "/generate" && (method === "POST" || method === "PUT")) {
-      core.counters.requests++;
+    const chat = path === CHAT_PATH && method === "POST";
+    if (chat || (path === "/generate" && (method === "POST" || method === "PUT"))) {
+      if (chat) core.counters.chatCompletions++;
+      else core.counters.requests++;
       const body = await readJson(req, cfg.bodyLimit);
       cfg.onRequest?.(body, req.headers);
       const injected = cfg.trustFaultHeader
@@ -96,6 +101,10 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
           param: null,
           code: 503,
         });
+      }
+      if (chat) {
+        const cut = fault === "abort" ? 0.5 : undefined;
+        return sendJson(res, 200, await handleChatCompletion(body, cut, res, chatCtx));
       }
       return handleGenerate(body, fault, res, genCtx);
     }

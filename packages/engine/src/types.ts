@@ -84,7 +84,10 @@ export interface EngineOptions {
 }
 
 export interface EngineStats {
+  /** `/generate` requests. */
   requests: number;
+  /** `/v1/chat/completions` requests. */
+  chatCompletions: number;
   generated: number;
   completionTokens: number;
   aborted: number;

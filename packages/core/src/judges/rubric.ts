@@ -44,10 +44,18 @@ One entry per criterion, named exactly as listed. Write the reason first, then p
 export const RUBRIC_CRITERION_LINE = (c: Pick<Criterion, "name" | "text" | "choices">) =>
   `- ${c.name}: ${c.text} (options, worst to best: ${c.choices.join(", ")})`;
 
+const REFERENCE_HEADING = "Reference answer (a correct solution, for comparison):";
+
 /** The reference section {reference} expands to; its fence outgrows any backtick run inside. */
 export function referenceSection(answer: string): string {
   const fence = fenceFor(answer);
-  return `\nReference answer (a correct solution, for comparison):\n${fence}\n${answer}\n${fence}\n`;
+  return `\n${REFERENCE_HEADING}\n${fence}\n${answer}\n${fence}\n`;
+}
+
+/** The answer inside a `referenceSection`, or null for an empty or foreign section. */
+export function sectionReference(section: string): string | null {
+  const m = /^\n(.*)\n(`{3,})\n([\s\S]*)\n\2\n$/.exec(section);
+  return m && m[1] === REFERENCE_HEADING ? m[3]! : null;
 }
 
 const VERDICTS_SCHEMA = {

@@ -9,4 +9,5 @@ export const builtinTasksets: Record<string, () => Promise<Taskset<any, any>>> =
   "code-golf": async () => (await import("./code-golf/index.ts")).default,
   "tool-math": async () => (await import("./tool-math/index.ts")).default,
   "guess-number": async () => (await import("./guess-number/index.ts")).default,
+  "short-answer": async () => (await import("./short-answer/index.ts")).default,
 };

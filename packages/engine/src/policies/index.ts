@@ -1,8 +1,9 @@
 /**
- * Policy lookup: `echo`, `reference`, `replay:<file.jsonl>`, or a function passed in-process.
+ * Policy lookup: `echo`, `reference`, `judge`, `replay:<file.jsonl>`, or a function passed in-process.
  */
 import type { PolicyFn } from "../types.ts";
 import { echoPolicy } from "./echo.ts";
+import { judgePolicy } from "./judge.ts";
 import { referencePolicy } from "./reference.ts";
 import { replayPolicy } from "./replay.ts";
 
@@ -14,8 +15,11 @@ export function resolvePolicy(spec: string | PolicyFn | undefined): PolicyFn {
   const name = spec ?? "echo";
   if (name === "echo") return echoPolicy;
   if (name === "reference") return referencePolicy;
+  if (name === "judge") return judgePolicy;
   if (name.startsWith("replay:")) return replayPolicy(name.slice("replay:".length));
-  throw new Error(`unknown engine policy ${JSON.stringify(name)} (echo | reference | replay:<file.jsonl>)`);
+  throw new Error(
+    `unknown engine policy ${JSON.stringify(name)} (echo | reference | judge | replay:<file.jsonl>)`,
+  );
 }
 
 /** A display name for a policy spec (model name, logs). */

@@ -5,6 +5,7 @@
 import { codeGolfSolver } from "./code-golf.ts";
 import { guessNumberSolver } from "./guess-number.ts";
 import { reverseTextSolver } from "./reverse-text.ts";
+import { shortAnswerSolver } from "./short-answer.ts";
 import { toolMathSolver } from "./tool-math.ts";
 import type { ReferenceSolver } from "./types.ts";
 
@@ -15,6 +16,7 @@ export const REFERENCE_SOLVERS: readonly ReferenceSolver[] = [
   codeGolfSolver,
   toolMathSolver,
   guessNumberSolver,
+  shortAnswerSolver,
 ];
 
 export function findSolver(promptText: string): ReferenceSolver | null {
