@@ -220,7 +220,7 @@ test("precedence: CLI overrides > TOML > taskset defaults > built-in defaults; a
   );
 });
 
-test("environment: tasks shuffled with a fixed seed then cut to num_tasks; judges and pairing rejected", async () => {
+test("environment: tasks shuffled with a fixed seed then cut to num_tasks; bad judges and pairing rejected", async () => {
   const load = async (toml: string) =>
     loadEnvironment(await loadConfig(`${T}${toml}`, {}, { taskset }), { taskset });
   const a = await load("shuffle = true\nnum_tasks = 2\ntaskset.size = 20");
@@ -233,7 +233,7 @@ test("environment: tasks shuffled with a fixed seed then cut to num_tasks; judge
   );
   await assert.rejects(
     load('taskset.task.judges = [{ id = "rubric" }]'),
-    /taskset\.task\.judges: judges are not implemented/,
+    /taskset\.task\.judges\.0\.path: required: the rubric file/,
   );
   const withTools = defineTaskset({ ...taskset, id: "cfg-tools", tools: [] });
   await assert.rejects(
