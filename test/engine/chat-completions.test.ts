@@ -32,7 +32,8 @@ describe("engine /v1/chat/completions", { concurrency: true }, () => {
     scripted = await startEngine({
       policy: (ctx) => {
         const last = ctx.lastMessage?.content ?? "";
-        if (last === "call") return '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>';
+        if (last === "call")
+          return '<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>';
         if (last === "think") return "<think>\nhmm\n</think>\n\nfine";
         return last;
       },
@@ -70,7 +71,10 @@ describe("engine /v1/chat/completions", { concurrency: true }, () => {
         const viaChat = await chat(engine.url, { messages, seed, max_tokens: 200 });
         const res = await fetch(`${engine.url}/generate`, {
           method: "POST",
-          body: JSON.stringify({ input_ids: ids, sampling_params: { sampling_seed: seed, max_new_tokens: 200 } }),
+          body: JSON.stringify({
+            input_ids: ids,
+            sampling_params: { sampling_seed: seed, max_new_tokens: 200 },
+          }),
         });
         const viaGenerate = (await res.json()) as { text: string };
         assert.equal(viaChat.body.choices[0].message.content, viaGenerate.text.trim());
@@ -94,7 +98,10 @@ describe("engine /v1/chat/completions", { concurrency: true }, () => {
   });
 
   test("max_tokens cuts with finish_reason length", async () => {
-    const r = await chat(echo.url, { messages: [{ role: "user", content: "one two three four five six" }], max_tokens: 2 });
+    const r = await chat(echo.url, {
+      messages: [{ role: "user", content: "one two three four five six" }],
+      max_tokens: 2,
+    });
     assert.equal(r.body.choices[0].finish_reason, "length");
     assert.equal(r.body.usage.completion_tokens, 2);
   });

@@ -50,7 +50,10 @@ test("a reference judge gets V1's defaults for every key", async () => {
 });
 
 test("a rubric judge: path required, V1 defaults for the rest", async () => {
-  await assert.rejects(load('[[taskset.task.judges]]\nid = "rubric"\n'), configError(/judges\.0\.path: required/));
+  await assert.rejects(
+    load('[[taskset.task.judges]]\nid = "rubric"\n'),
+    configError(/judges\.0\.path: required/),
+  );
   const c = await load('[[taskset.task.judges]]\nid = "rubric"\npath = "r.toml"\nmax_criteria = 2\n');
   const j = c.taskset.task.judges[0]!;
   assert.equal(j["view"], "full_trace");
@@ -63,14 +66,32 @@ test("a rubric judge: path required, V1 defaults for the rest", async () => {
 test("bad judge entries are config errors naming the key", async () => {
   const cases: [string, RegExp][] = [
     ["[[taskset.task.judges]]\nname = 'x'\n", /taskset\.task\.judges\.0\.id: required: a judge id/],
-    ['[[taskset.task.judges]]\nid = "reference"\nanswer_feild = "a"\n', /judges\.0\.answer_feild: unknown key \(did you mean "answer_field"\?\)/],
-    ['[[taskset.task.judges]]\nid = "reference"\nchoices = ["Yes", "yes"]\n', /judges\.0\.choices: expected two non-empty labels that differ/],
+    [
+      '[[taskset.task.judges]]\nid = "reference"\nanswer_feild = "a"\n',
+      /judges\.0\.answer_feild: unknown key \(did you mean "answer_field"\?\)/,
+    ],
+    [
+      '[[taskset.task.judges]]\nid = "reference"\nchoices = ["Yes", "yes"]\n',
+      /judges\.0\.choices: expected two non-empty labels that differ/,
+    ],
     ['[[taskset.task.judges]]\nid = "reference"\nchoices = ["a", "b", "c"]\n', /judges\.0\.choices/],
-    ['[[taskset.task.judges]]\nid = "reference"\nweight = inf\n', /judges\.0\.weight: expected a finite number/],
-    ['[[taskset.task.judges]]\nid = "reference"\nview = "everything"\n', /judges\.0\.view: expected one of "last_reply", "full_trace"/],
-    ['[[taskset.task.judges]]\nid = "reference"\nprompt = "p"\nprompt_file = "f"\n', /judges\.0\.prompt_file: give prompt or prompt_file, not both/],
+    [
+      '[[taskset.task.judges]]\nid = "reference"\nweight = inf\n',
+      /judges\.0\.weight: expected a finite number/,
+    ],
+    [
+      '[[taskset.task.judges]]\nid = "reference"\nview = "everything"\n',
+      /judges\.0\.view: expected one of "last_reply", "full_trace"/,
+    ],
+    [
+      '[[taskset.task.judges]]\nid = "reference"\nprompt = "p"\nprompt_file = "f"\n',
+      /judges\.0\.prompt_file: give prompt or prompt_file, not both/,
+    ],
     ['[[taskset.task.judges]]\nid = "reference"\nbase_url = "ftp://x"\n', /judges\.0\.base_url/],
-    ['[[taskset.task.judges]]\nid = "rubric"\npath = "r.toml"\nmax_criteria = 0\n', /judges\.0\.max_criteria/],
+    [
+      '[[taskset.task.judges]]\nid = "rubric"\npath = "r.toml"\nmax_criteria = 0\n',
+      /judges\.0\.max_criteria/,
+    ],
   ];
   for (const [toml, re] of cases) await assert.rejects(load(toml), configError(re), toml);
 });
@@ -78,14 +99,18 @@ test("bad judge entries are config errors naming the key", async () => {
 test("a judge whose reward key is taken is a config error naming both", async () => {
   await assert.rejects(
     load('[[taskset.task.judges]]\nid = "reference"\nname = "lcs"\n'),
-    configError(/judges\.0\.name: judge "reference" would record its reward as "lcs", the key of reward "lcs" of taskset "judged"/),
+    configError(
+      /judges\.0\.name: judge "reference" would record its reward as "lcs", the key of reward "lcs" of taskset "judged"/,
+    ),
   );
   await assert.rejects(
     load('[[taskset.task.judges]]\nid = "reference"\nname = "fastest"\n'),
     configError(/the key of group reward "fastest"/),
   );
   await assert.rejects(
-    load('[[taskset.task.judges]]\nid = "reference"\n[[taskset.task.judges]]\nid = "reference"\nanswer_field = "b"\n'),
+    load(
+      '[[taskset.task.judges]]\nid = "reference"\n[[taskset.task.judges]]\nid = "reference"\nanswer_field = "b"\n',
+    ),
     configError(/judges\.1\.name: .*"reference", the key of judge taskset\.task\.judges\.0 \("reference"\)/),
   );
   const ok = await load(
@@ -107,7 +132,10 @@ test("module judges: own keys checked against the module's schema when the envir
   const typo = await load(`[[taskset.task.judges]]\nid = "${mod}"\nlimt = 3\n`);
   await assert.rejects(loadEnvironment(typo, { taskset }), configError(/judges\.0\.limt: unknown key/));
   const missing = await load(`[[taskset.task.judges]]\nid = "${join(dir, "nope.ts")}"\n`);
-  await assert.rejects(loadEnvironment(missing, { taskset }), configError(/judges\.0\.id: cannot load judge/));
+  await assert.rejects(
+    loadEnvironment(missing, { taskset }),
+    configError(/judges\.0\.id: cannot load judge/),
+  );
   const unknown = await load('[[taskset.task.judges]]\nid = "referense"\n');
   await assert.rejects(
     loadEnvironment(unknown, { taskset }),
@@ -124,9 +152,18 @@ test("rubric files are checked when the environment loads", async () => {
   const cases: [string, RegExp][] = [
     [join(dir, "absent.toml"), /cannot read rubric/],
     [write("empty.json", '{"criteria": []}'), /lists no criteria/],
-    [write("dup.json", '[{"name": "a", "text": "x"}, {"name": "a", "text": "y"}]'), /repeats a criterion name/],
-    [write("one.toml", '[[criteria]]\nname = "a"\ntext = "x"\nchoices = ["only"]\n'), /criteria\.0\.choices: expected at least 2/],
-    [write("zero.toml", '[[criteria]]\nname = "a"\ntext = "x"\nweight = 0\n'), /no positive criterion weight/],
+    [
+      write("dup.json", '[{"name": "a", "text": "x"}, {"name": "a", "text": "y"}]'),
+      /repeats a criterion name/,
+    ],
+    [
+      write("one.toml", '[[criteria]]\nname = "a"\ntext = "x"\nchoices = ["only"]\n'),
+      /criteria\.0\.choices: expected at least 2/,
+    ],
+    [
+      write("zero.toml", '[[criteria]]\nname = "a"\ntext = "x"\nweight = 0\n'),
+      /no positive criterion weight/,
+    ],
   ];
   for (const [path, re] of cases) {
     const c = await load(`[[taskset.task.judges]]\nid = "rubric"\npath = "${path}"\n`);

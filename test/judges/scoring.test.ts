@@ -32,12 +32,7 @@ const taskset = defineTaskset({
   stops: [{ name: "single_turn", fn: ({ trace }) => trace.numTurns >= 1 }],
 });
 
-async function run(
-  reply: string,
-  judges: string,
-  extra = "",
-  retry = FAST,
-): Promise<TraceRecord> {
+async function run(reply: string, judges: string, extra = "", retry = FAST): Promise<TraceRecord> {
   const config = await loadConfig(
     `${extra}\n[taskset]\nid = "capitals"\n[harness]\nid = "null"\n${judges}`,
     {},
@@ -53,6 +48,22 @@ async function run(
 }
 
 const calls = (t: TraceRecord) => (t.info["judge"] ?? []) as JudgeCallRecord[];
+const judgeAt = (url: string) => `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${url}"\n`;
+
+/** Runs `fn` with a judge endpoint that fails the first `failures` calls, then closes it. */
+async function withFlaky<T>(
+  target: string,
+  failures: number,
+  status: number | "reset",
+  fn: (flaky: Awaited<ReturnType<typeof startFlaky>>) => Promise<T>,
+): Promise<T> {
+  const flaky = await startFlaky(target, failures, status);
+  try {
+    return await fn(flaky);
+  } finally {
+    await flaky.close();
+  }
+}
 
 describe("judges in a rollout", { concurrency: true }, () => {
   let engine: EngineHandle;
@@ -63,7 +74,8 @@ describe("judges in a rollout", { concurrency: true }, () => {
   });
   after(() => engine.close());
 
-  const reference = (more = "") => `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${url}"\n${more}\n`;
+  const reference = (more = "") =>
+    `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${url}"\n${more}\n`;
 
   test("judges run after metrics and rewards and are recorded as value × weight", async () => {
     const t = await run(
@@ -99,14 +111,20 @@ describe("judges in a rollout", { concurrency: true }, () => {
   test("an unparseable verdict errors the rollout (JudgeError), keeps the task's rewards, and is retried", async () => {
     const rambler = await startEngine({ policy: () => "It is hard to say." });
     try {
-      const judge = `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${rambler.url}/v1"\n`;
-      const t = await run("Paris", judge, '[retries.rollout]\nmax_retries = 2\ninclude = ["JudgeError"]');
+      const t = await run(
+        "Paris",
+        judgeAt(`${rambler.url}/v1`),
+        '[retries.rollout]\nmax_retries = 2\ninclude = ["JudgeError"]',
+      );
       assert.equal(t.attempts, 2);
       assert.deepEqual(
         t.errors.map((e) => e.type),
         ["JudgeError", "JudgeError", "JudgeError"],
       );
-      assert.match(t.errors[0]!.message, /judge reference: judge returned no yes\/no verdict: "It is hard to say\."/);
+      assert.match(
+        t.errors[0]!.message,
+        /judge reference: judge returned no yes\/no verdict: "It is hard to say\."/,
+      );
       assert.equal(t.is_completed, false);
       assert.ok(!("reference" in t.rewards), "a failed judge records no score");
       assert.deepEqual(t.rewards, { polite: 0 });
@@ -118,53 +136,47 @@ describe("judges in a rollout", { concurrency: true }, () => {
     }
   });
 
-  test("transient judge failures are retried by the shared policy and then score", async () => {
-    const flaky = await startFlaky(engine.url, 2, 503);
-    try {
-      const t = await run("Paris", `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${flaky.url}"\n`);
+  test("transient judge failures are retried by the shared policy and then score", () =>
+    withFlaky(engine.url, 2, 503, async (flaky) => {
+      const t = await run("Paris", judgeAt(flaky.url));
       assert.deepEqual(t.errors, []);
       assert.equal(t.rewards["reference"], 1);
       assert.equal(calls(t)[0]!.attempts, 3);
       assert.equal(flaky.requests, 3);
-    } finally {
-      await flaky.close();
-    }
-  });
+    }));
 
-  test("a judge outage is a JudgeError after the retries, then a rollout retry, never a 0", async () => {
-    const flaky = await startFlaky(engine.url, Number.POSITIVE_INFINITY, "reset");
-    try {
-      const judge = `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${flaky.url}"\n`;
-      const t = await run("Paris", judge, '[retries.rollout]\nmax_retries = 1\ninclude = ["JudgeError"]');
+  test("a judge outage is a JudgeError after the retries, then a rollout retry, never a 0", () =>
+    withFlaky(engine.url, Number.POSITIVE_INFINITY, "reset", async (flaky) => {
+      const t = await run(
+        "Paris",
+        judgeAt(flaky.url),
+        '[retries.rollout]\nmax_retries = 1\ninclude = ["JudgeError"]',
+      );
       assert.equal(t.attempts, 1);
       assert.deepEqual(
         t.errors.map((e) => e.type),
         ["JudgeError", "JudgeError"],
       );
-      assert.match(t.errors[1]!.message, /judge reference: no verdict after 3 attempt\(s\): cannot reach provider/);
+      assert.match(
+        t.errors[1]!.message,
+        /judge reference: no verdict after 3 attempt\(s\): cannot reach provider/,
+      );
       assert.equal(flaky.requests, 6, "3 attempts per rollout, 2 rollouts");
       assert.ok(!("reference" in t.rewards));
       const [call] = calls(t);
       assert.deepEqual([call!.response, call!.parsed, call!.attempts], [null, null, 3]);
-    } finally {
-      await flaky.close();
-    }
-  });
+    }));
 
-  test("a 4xx from the judge endpoint is not retried", async () => {
-    const flaky = await startFlaky(engine.url, 1, 401);
-    try {
-      const t = await run("Paris", `[[taskset.task.judges]]\nid = "reference"\nbase_url = "${flaky.url}"\n`);
+  test("a 4xx from the judge endpoint is not retried", () =>
+    withFlaky(engine.url, 1, 401, async (flaky) => {
+      const t = await run("Paris", judgeAt(flaky.url));
       assert.deepEqual(
         t.errors.map((e) => e.type),
         ["JudgeError"],
       );
       assert.match(t.errors[0]!.message, /after 1 attempt\(s\): provider returned 401: scripted outage 1/);
       assert.equal(flaky.requests, 1);
-    } finally {
-      await flaky.close();
-    }
-  });
+    }));
 
   test("the default policy makes 3 attempts with backoff against a dead endpoint", async () => {
     const dead = createServer();
@@ -172,12 +184,7 @@ describe("judges in a rollout", { concurrency: true }, () => {
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((r) => dead.close(() => r()));
     const started = Date.now();
-    const t = await run(
-      "Paris",
-      `[[taskset.task.judges]]\nid = "reference"\nbase_url = "http://127.0.0.1:${port}/v1"\n`,
-      "",
-      JUDGE_RETRY,
-    );
+    const t = await run("Paris", judgeAt(`http://127.0.0.1:${port}/v1`), "", JUDGE_RETRY);
     assert.deepEqual(
       t.errors.map((e) => e.type),
       ["JudgeError"],
@@ -201,10 +208,7 @@ describe("judges in a rollout", { concurrency: true }, () => {
       `[[taskset.task.judges]]\nid = "rubric"\nbase_url = "${url}"\npath = "${path}"\nanswer_field = "answer"\n${more}`;
     const good = await run("The capital is Paris.", rubric("max_criteria = 1"));
     assert.deepEqual(good.errors, []);
-    assert.deepEqual(
-      { c: good.metrics["rubric/correct"], t: good.metrics["rubric/tone"] },
-      { c: 1, t: 1 },
-    );
+    assert.deepEqual({ c: good.metrics["rubric/correct"], t: good.metrics["rubric/tone"] }, { c: 1, t: 1 });
     assert.equal(good.rewards["rubric"], 1);
     assert.equal(calls(good).length, 2);
     const prompt = (calls(good)[1]!.request["messages"] as { content: string }[])[0]!.content;
@@ -212,7 +216,10 @@ describe("judges in a rollout", { concurrency: true }, () => {
     assert.match(prompt, /Reference answer \(a correct solution, for comparison\):\n```\nParis\nPaname\n```/);
     assert.match(prompt, /\[assistant\]\nThe capital is Paris\./, "full_trace view by default");
     const bad = await run("Lyon", rubric("structured_output = true\nweights = { tone = 1 }"));
-    assert.deepEqual([bad.metrics["rubric/correct"], bad.metrics["rubric/tone"], bad.rewards["rubric"]], [0, 0, 0]);
+    assert.deepEqual(
+      [bad.metrics["rubric/correct"], bad.metrics["rubric/tone"], bad.rewards["rubric"]],
+      [0, 0, 0],
+    );
     assert.equal((calls(bad)[0]!.request["response_format"] as any).json_schema.name, "RubricVerdicts");
   });
 });

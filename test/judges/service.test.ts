@@ -78,7 +78,10 @@ weight = 2
       const meta = s.metadata.envroll;
       assert.equal(meta.error ?? null, null);
       assert.deepEqual(Object.keys(meta.rewards), ["reference"]);
-      assert.ok([0, 2].includes(meta.rewards["reference"]!), `weighted verdict, got ${meta.rewards["reference"]}`);
+      assert.ok(
+        [0, 2].includes(meta.rewards["reference"]!),
+        `weighted verdict, got ${meta.rewards["reference"]}`,
+      );
       assert.equal(s.reward, meta.rewards["reference"]);
     }
     const nonEmpty = samples.filter((s) => s.response.trim() !== "").length;

@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { JudgeError } from "../../packages/core/src/errors.ts";
-import { REFERENCE_FIELDS, REFERENCE_PROMPT, referenceVerdict } from "../../packages/core/src/judges/reference.ts";
+import {
+  REFERENCE_FIELDS,
+  REFERENCE_PROMPT,
+  referenceVerdict,
+} from "../../packages/core/src/judges/reference.ts";
 import { referenceSection, sectionReference } from "../../packages/core/src/judges/rubric.ts";
 import { firstVerdictsObject, scoreVerdicts } from "../../packages/core/src/judges/rubric-criteria.ts";
 import { fenceFor, fillTemplate, templatePattern } from "../../packages/core/src/judges/template.ts";
@@ -99,13 +103,19 @@ test("rubric verdicts: rank scores worst → best; every malformed shape is a Ju
     ],
   ];
   for (const [obj, re] of malformed)
-    assert.throws(() => scoreVerdicts(obj, batch), (e: unknown) => e instanceof JudgeError && re.test(e.message));
+    assert.throws(
+      () => scoreVerdicts(obj, batch),
+      (e: unknown) => e instanceof JudgeError && re.test(e.message),
+    );
 });
 
 test("rubric replies: the first balanced object with `verdicts`, skipping prose and an echoed example", () => {
   const echoed = 'Format: {"verdicts": [{"name": "<n>", "verdict": "<v>"}, ...]}';
   const real = '{"verdicts": [{"name": "a}b", "reason": "has \\"quotes\\" and }", "verdict": "yes"}]}';
-  assert.deepEqual(firstVerdictsObject(`Sure. ${echoed}\nHere: {"note": 1} ${real} trailing`), JSON.parse(real));
+  assert.deepEqual(
+    firstVerdictsObject(`Sure. ${echoed}\nHere: {"note": 1} ${real} trailing`),
+    JSON.parse(real),
+  );
   assert.equal(firstVerdictsObject("no json at all"), null);
   assert.equal(firstVerdictsObject('{"verdicts": [ unclosed'), null);
   assert.equal(firstVerdictsObject('{"other": {"verdict": "yes"}}'), null);
@@ -120,7 +130,9 @@ test("templates: one pass, literal braces and unknown placeholders kept, values 
   assert.equal(fenceFor("plain"), "```");
   assert.equal(fenceFor("has ```` inside"), "`````");
   const fields = { question: "q ``` x", answer: "a\nb", response: "r", positive: "yes", negative: "no" };
-  const groups = templatePattern(REFERENCE_PROMPT, REFERENCE_FIELDS).exec(fillTemplate(REFERENCE_PROMPT, fields))?.groups;
+  const groups = templatePattern(REFERENCE_PROMPT, REFERENCE_FIELDS).exec(
+    fillTemplate(REFERENCE_PROMPT, fields),
+  )?.groups;
   assert.deepEqual({ ...groups }, fields);
   assert.equal(sectionReference(referenceSection("x ``` y")), "x ``` y");
   assert.equal(sectionReference(""), null);

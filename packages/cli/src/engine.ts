@@ -30,7 +30,7 @@ export function registerEngineCommand(program: Command): void {
     .description("Serve SGLang's native /generate API from a protocol-faithful stand-in engine (not a model)")
     .option("--host <host>", "bind address (non-loopback requires --token)", "127.0.0.1")
     .option("--port <n>", "port (0 = any free port)", "30000")
-    .option("--policy <policy>", "reply policy: echo | reference | replay:<file.jsonl>", "echo")
+    .option("--policy <policy>", "reply policy: echo | reference | judge | replay:<file.jsonl>", "echo")
     .option("--workers <k>", "run K workers behind a consistent-hash router (0 = single server)", "0")
     .option(
       "--router-policy <p>",

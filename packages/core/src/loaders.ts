@@ -10,7 +10,8 @@ import { ConfigError } from "./errors.ts";
 import type { Taskset } from "./task.ts";
 import { builtinTasksets } from "./tasksets/index.ts";
 
-const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
+/** A module path (relative, absolute, or a .ts/.js file name) rather than a registered id. */
+export const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
 
 function isTaskset(v: unknown): v is Taskset<any, any> {
   return (

@@ -139,14 +139,7 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
       const i = pick(req);
       if (i < 0) return sendJson(res, 503, errorBody("X-SMG-Target-Worker does not name a healthy worker"));
       perWorker[i]++;
-      return forward(
-        i,
-        req,
-        res,
-        path,
-        body,
-        fault === "abort" ? { "x-envroll-fault": "abort" } : undefined,
-      );
+      return forward(i, req, res, path, body, fault === "abort" ? { "x-envroll-fault": "abort" } : undefined);
     }
     if (method === "GET" && cfg.extraGet?.[path]) return sendJson(res, 200, cfg.extraGet[path]());
     switch (`${method} ${path}`) {

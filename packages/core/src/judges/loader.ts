@@ -4,12 +4,13 @@
  * its instance created, and its EvalClient opened on the judge's own endpoint.
  */
 import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { EvalClient } from "../clients/eval.ts";
 import { didYouMean } from "../config/issues.ts";
 import { DEFAULT_BASE_URL } from "../config/schema.ts";
 import { ConfigError, errorMessage, JudgeError } from "../errors.ts";
+import { looksLikePath } from "../loaders.ts";
 import type { TraceView } from "../task.ts";
 import type { TaskData } from "../types.ts";
 import { builtinJudge, builtinJudges } from "./builtins.ts";
@@ -48,8 +49,6 @@ export interface LoadedJudge {
   score(run: JudgeRun): Promise<JudgeValue>;
   close(): Promise<void>;
 }
-
-const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
 
 function isDefinition(v: unknown): v is JudgeDefinition<any, any> {
   return (

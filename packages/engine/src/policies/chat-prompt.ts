@@ -14,6 +14,13 @@ export function parseChatPrompt(promptText: string): PromptMessage[] {
   return out;
 }
 
+/** The content of the last user turn, if any. */
+export function lastUserContent(promptText: string): string | undefined {
+  return parseChatPrompt(promptText)
+    .filter((m) => m.role === "user")
+    .at(-1)?.content;
+}
+
 /** The last message before the generation prompt, or null for a prompt not in chat format. */
 export function lastMessage(promptText: string): PromptMessage | null {
   const turns = parseChatPrompt(promptText);

@@ -21,7 +21,7 @@ import {
 import { templatePattern } from "envroll/internal/judges/template.ts";
 import { containsAnswer } from "envroll/internal/text/answer-match.ts";
 import type { PolicyFn } from "../types.ts";
-import { parseChatPrompt } from "./chat-prompt.ts";
+import { lastUserContent } from "./chat-prompt.ts";
 import { echoReply } from "./echo.ts";
 
 const REFERENCE = templatePattern(REFERENCE_PROMPT, REFERENCE_FIELDS);
@@ -54,9 +54,7 @@ function rubricVerdicts(g: Record<string, string>): string {
 /** The verdict for a built-in judge prompt, or null when `promptText` is not one. */
 export function judgeReply(promptText: string): string | null {
   if (!OPENINGS.some((o) => promptText.includes(o))) return null;
-  const last = parseChatPrompt(promptText)
-    .filter((m) => m.role === "user")
-    .at(-1)?.content;
+  const last = lastUserContent(promptText);
   if (last === undefined) return null;
   const reference = REFERENCE.exec(last)?.groups;
   if (reference) return referenceVerdict(reference);

@@ -7,7 +7,7 @@ import type { Rng } from "envroll/internal/random.ts";
 import { SYSTEM } from "envroll/internal/tasksets/short-answer/index.ts";
 import { QUESTIONS } from "envroll/internal/tasksets/short-answer/questions.ts";
 import { containsAnswer } from "envroll/internal/text/answer-match.ts";
-import { parseChatPrompt } from "../chat-prompt.ts";
+import { lastUserContent } from "../chat-prompt.ts";
 import type { ReferenceSolver } from "./types.ts";
 
 function wrongAnswer(answers: readonly string[], rng: Rng): string {
@@ -19,9 +19,7 @@ export const shortAnswerSolver: ReferenceSolver = {
   name: "short-answer",
   matches: (promptText) => promptText.includes(SYSTEM),
   solve(promptText, rng) {
-    const question = parseChatPrompt(promptText)
-      .filter((m) => m.role === "user")
-      .at(-1)?.content;
+    const question = lastUserContent(promptText);
     const q = QUESTIONS.find((x) => x.question === question);
     if (!q) return "I do not know.";
     const u = rng();
