@@ -21,11 +21,12 @@ async function runGroups(id: string, toml: string, groups: number, n: number, se
 
 const flat = (g: TraceRecord[][]) => g.flat();
 
-test("registry: the four built-in ids load lazily", async () => {
+test("registry: the five built-in ids load lazily", async () => {
   assert.deepEqual(Object.keys(builtinTasksets).sort(), [
     "code-golf",
     "guess-number",
     "reverse-text",
+    "short-answer",
     "tool-math",
   ]);
   for (const [id, load] of Object.entries(builtinTasksets)) assert.equal((await load()).id, id);
