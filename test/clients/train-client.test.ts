@@ -74,11 +74,6 @@ test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion ex
     sampling: { temperature: 1 },
     sessionId: "s1",
     turn: 1,
-    previous: {
-      promptIds: r1.tokens.promptIds,
-      completionIds: r1.tokens.completionIds,
-      newMessages: [toolMsg],
-    },
   });
   assert.ok(r2.tokens?.bridged);
   const prefix = [...r1.tokens.promptIds, ...r1.tokens.completionIds];
@@ -90,7 +85,7 @@ test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion ex
   assert.ok(r2.tokens!.promptMessageIndices!.includes(3));
   assert.equal(r2.message.content, "The sum is 5.");
   assert.equal(r2.finishReason, "stop");
-  assert.deepEqual(c.counts, { bridged: 1, rendered: 1, bridgeDeclined: 0 });
+  assert.deepEqual(c.counts, { bridged: 1, rendered: 1, bridgeDeclined: 0, inputsChanged: 0 });
 });
 
 test("without bridging the same history is fully rendered and equals the template rendering", async () => {

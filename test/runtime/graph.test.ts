@@ -19,7 +19,6 @@ async function turn(trace: Trace, client: ScriptedClient, messages: Message[]): 
     sampling: {},
     sessionId: trace.id,
     turn: trace.numTurns,
-    previous: plan.previous,
   });
   trace.recordTurn(plan, r);
   return r;
@@ -95,25 +94,6 @@ test("token branch equals the last turn's prompt_ids + completion_ids exactly", 
   assert.equal(trace.graph.nodes[1]!.tokenIds!.at(-1), END);
 });
 
-test("previous turn is offered for bridging only when only tool/user messages follow a sampled node", async () => {
-  const client = new ScriptedClient(() => say("r"), { tokens: true });
-  const trace = new Trace({ idx: 0 });
-  const r1 = await turn(trace, client, [sys, user("q")]);
-  const plan = trace.graph.prepareTurn([
-    sys,
-    user("q"),
-    r1.message,
-    { role: "tool", tool_call_id: "x", content: "1" },
-    user("go"),
-  ]);
-  assert.ok(plan.previous);
-  assert.deepEqual(plan.previous.promptIds, r1.tokens!.promptIds);
-  assert.deepEqual(plan.previous.completionIds, r1.tokens!.completionIds);
-  assert.equal(plan.previous.newMessages.length, 2);
-  assert.equal(trace.graph.prepareTurn([sys, user("q"), r1.message, say("injected")]).previous, null);
-  assert.equal(trace.graph.prepareTurn([sys, user("other")]).previous, null);
-});
-
 test("a token mismatch forks at the first differing node", async () => {
   // The reply has reasoning that is sampled but dropped from re-rendered history, so the next
   // prompt's tokens for the assistant message differ from what was sampled.
@@ -186,7 +166,7 @@ test("toy render sanity: the sampled assistant tokens re-render identically", ()
   assert.deepEqual(r.ids.slice(-5), [1002, 104, 105, END, 1002]);
 });
 
-test("end to end with token ids: each turn after a tool result gets `previous`, and the branch is exact", async () => {
+test("end to end with token ids: a tool episode is one exact branch", async () => {
   const { defineTaskset } = await import("../../packages/core/src/task.ts");
   const { envFor } = await import("./helpers/env.ts");
   const { callTool } = await import("./helpers/scripted-client.ts");
@@ -208,16 +188,6 @@ test("end to end with token ids: each turn after a tool result gets `previous`, 
   );
   const [r] = await (await envFor(ts)).runGroup(0, 1, { client });
   assert.equal(r!.num_turns, 3);
-  assert.equal(client.requests[0]!.previous, null);
-  for (let i = 1; i < client.requests.length; i++) {
-    const prev = client.requests[i]!.previous!;
-    assert.ok(prev, `turn ${i} is bridgeable`);
-    assert.deepEqual(
-      prev.newMessages.map((m) => m.role),
-      ["tool"],
-    );
-    assert.deepEqual(prev.promptIds, toyRender(client.requests[i - 1]!.messages).ids);
-  }
   assert.equal(r!.branches.length, 1);
   const last = client.requests.at(-1)!;
   const lastRender = toyRender(last.messages).ids;
@@ -225,44 +195,4 @@ test("end to end with token ids: each turn after a tool result gets `previous`, 
   assert.deepEqual(r!.branches[0]!.token_ids.slice(0, lastRender.length), lastRender);
   assert.equal(completion.at(-1), END);
   assert.ok(r!.branches[0]!.sampled_mask.slice(lastRender.length).every(Boolean));
-});
-
-test("a long-context prompt (300k tokens in one message) is still offered for bridging", () => {
-  // The bridge prompt used to be built with push(...ids), which throws RangeError past ~120k
-  // ids: every long-context tool turn then failed as an interception error.
-  const trace = new Trace({ idx: 0 });
-  const big = Array.from({ length: 300_000 }, (_, i) => i % 1000);
-  const msgs: Message[] = [sys, user("long document")];
-  const response: ModelResponse = {
-    id: "r1",
-    model: "m",
-    message: { role: "assistant", content: null, tool_calls: [{ id: "c1", name: "f", arguments: "{}" }] },
-    finishReason: "tool_calls",
-    usage: { promptTokens: big.length + 3, completionTokens: 2 },
-    tokens: { promptIds: [...big, 7, 8, 9], completionIds: [5, 6], completionLogprobs: [-0.1, -0.2] },
-  };
-  trace.recordTurn(trace.graph.prepareTurn(msgs), response);
-  const next = [...msgs, response.message, { role: "tool", tool_call_id: "c1", content: "x" } as Message];
-  const plan = trace.graph.prepareTurn(next);
-  assert.ok(plan.previous, "previous offered");
-  assert.equal(plan.previous.promptIds.length, big.length + 3);
-  assert.deepEqual(plan.previous.promptIds.slice(-4), [big.at(-1), 7, 8, 9]);
-  assert.deepEqual(plan.previous.completionIds, [5, 6]);
-
-  // Another turn moves the tip; a request that re-extends the first turn (a fork) rebuilds the
-  // prompt from the node path instead, to the same ids.
-  const second: ModelResponse = {
-    ...response,
-    id: "r2",
-    message: say("second"),
-    finishReason: "stop",
-    tokens: { promptIds: [...big, 7, 8, 9, 5, 6, 10, 11], completionIds: [12], completionLogprobs: [-0.3] },
-  };
-  trace.recordTurn(plan, second);
-  const fork = [...msgs, response.message, { role: "tool", tool_call_id: "c1", content: "y" } as Message];
-  const again = trace.graph.prepareTurn(fork);
-  assert.ok(again.previous, "previous offered from the older sampled node");
-  assert.equal(again.previous.promptIds.length, big.length + 3);
-  assert.deepEqual(again.previous.promptIds, response.tokens!.promptIds);
-  assert.deepEqual(again.previous.completionIds, [5, 6]);
 });

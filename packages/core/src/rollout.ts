@@ -103,6 +103,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
         trace.captureError(new SandboxError(`runtime stop: ${e instanceof Error ? e.message : String(e)}`));
       }
     }
+    spec.client.endSession?.(trace.id);
     trace.timing.end = now();
   }
   return trace;

@@ -50,11 +50,6 @@ export interface ModelRequest {
   /** The trace id: routes every turn of one rollout to one engine, and scopes aborts. */
   sessionId: string;
   turn: number;
-  /**
-   * The previous sampled turn of this branch, when the new messages only append tool/user
-   * messages after it. A TrainClient bridges from it; others ignore it.
-   */
-  previous?: { promptIds: number[]; completionIds: number[]; newMessages: Message[] } | null;
   signal?: AbortSignal;
 }
 
@@ -73,5 +68,7 @@ export interface Client {
   getResponse(request: ModelRequest): Promise<ModelResponse>;
   /** Aborts in-flight requests of one session (rollout), or all when omitted. */
   abort(sessionId?: string): Promise<void>;
+  /** The rollout `sessionId` is over: per-rollout state (e.g. the bridge's) can go. */
+  endSession?(sessionId: string): void;
   close(): Promise<void>;
 }

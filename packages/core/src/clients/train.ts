@@ -1,19 +1,24 @@
 /**
  * TrainClient: the token-exact model side of a training rollout.
  *
- * Each turn becomes token ids by bridging from the previous sampled turn when the new messages
- * only append tool/user turns (so the sampled tokens are reused verbatim, never re-tokenized),
- * and by a full render otherwise. The ids go to SGLang's native `/generate`; the sampled ids and
- * their logprobs come back unchanged and are parsed into an assistant message for the program.
+ * Each turn becomes token ids by bridging from an earlier sampled turn of the same rollout when
+ * the new messages only append tool/user turns and every render input is unchanged (so the
+ * sampled tokens are reused verbatim, never re-tokenized), and by a full render otherwise. The
+ * bridge state lives here, in the per-rollout client session, because only the side that
+ * renders knows all the inputs a prompt depends on. The ids go to SGLang's native `/generate`;
+ * the sampled ids and their logprobs come back unchanged and are parsed into an assistant
+ * message for the program.
  */
 import { UnsupportedError } from "../errors.ts";
 import { pyJsonDumps } from "../renderers/py-json.ts";
 import type { ParsedToolCall, Renderer, RenderTool } from "../renderers/renderer.ts";
+import { messageHash } from "../trace/hash.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
 import type { GenerateResult } from "../transport/types.ts";
 import type { AssistantMessage, FinishReason, Message, Tool, ToolCall } from "../types.ts";
 import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
+import { type BridgePlan, type ClientSession, ClientSessions, renderFingerprint } from "./client-session.ts";
 import { rawJsonMember } from "./json-member.ts";
 
 export interface TrainClientOptions {
@@ -25,6 +30,10 @@ export interface TrainClientOptions {
   enableThinking?: boolean;
   /** Disable bridging (every turn fully re-rendered) — for diagnostics and the bridge benchmark. */
   bridge?: boolean;
+  /** Sampled turns per rollout a bridge may start from (default 4). */
+  bridgeTurns?: number;
+  /** Rollouts whose bridge state is kept when none is ended explicitly (default 4096). */
+  sessionCapacity?: number;
 }
 
 /** The aborted turn is an error, not an empty reply: an abort must never look like a finished turn. */
@@ -37,8 +46,13 @@ export class TrainClient implements Client {
   private readonly model: string;
   private readonly enableThinking: boolean | undefined;
   private readonly useBridge: boolean;
-  /** Bridged vs fully rendered turns, for diagnostics and benchmarks. */
-  readonly counts = { bridged: 0, rendered: 0, bridgeDeclined: 0 };
+  /**
+   * Bridged vs fully rendered turns, for diagnostics and benchmarks. `inputsChanged`: full
+   * renders forced because a render input (tools, thinking, kwargs, system) differed from the
+   * turn the prompt extends; `bridgeDeclined`: the renderer could not prove a bridge.
+   */
+  readonly counts = { bridged: 0, rendered: 0, bridgeDeclined: 0, inputsChanged: 0 };
+  private readonly sessions: ClientSessions;
 
   constructor(options: TrainClientOptions) {
     this.renderer = options.renderer;
@@ -46,12 +60,27 @@ export class TrainClient implements Client {
     this.model = options.model ?? options.renderer.name;
     this.enableThinking = options.enableThinking;
     this.useBridge = options.bridge ?? true;
+    this.sessions = new ClientSessions(options.sessionCapacity ?? 4096, options.bridgeTurns ?? 4);
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     refuseImages(request.messages);
     const tools = request.tools.length > 0 ? request.tools.map(toRenderTool) : null;
-    const prompt = this.buildPrompt(request, tools);
+    const session = this.sessions.get(request.sessionId);
+    const kwargs = request.sampling["chat_template_kwargs"];
+    const thinking = (kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking;
+    const enableThinking = typeof thinking === "boolean" ? thinking : this.enableThinking;
+    const hashes = request.messages.map(messageHash);
+    const fingerprint = renderFingerprint({
+      tools: request.tools,
+      enableThinking,
+      chatTemplateKwargs: kwargs,
+      systemPrompt: request.messages[0]?.role === "system" ? request.messages[0] : undefined,
+    });
+    const plan: BridgePlan = this.useBridge
+      ? session.plan(request.messages, hashes, fingerprint)
+      : { kind: "render", inputsChanged: false };
+    const prompt = this.buildPrompt(request, plan, { tools, enableThinking });
     const result = await this.transport.generate({
       inputIds: prompt.promptIds,
       sampling: request.sampling,
@@ -68,19 +97,34 @@ export class TrainClient implements Client {
         },
       );
     }
-    return this.toResponse(result, prompt, tools);
+    const response = this.toResponse(result, prompt, tools, session);
+    session.record({
+      path: [...hashes, messageHash(response.message)],
+      promptIds: prompt.promptIds,
+      completionIds: result.outputIds,
+      fingerprint,
+    });
+    return response;
   }
 
-  private buildPrompt(request: ModelRequest, tools: RenderTool[] | null): TurnTokens {
-    const opts = { tools, enableThinking: this.enableThinking };
-    const prev = this.useBridge ? request.previous : null;
-    if (prev && prev.newMessages.length > 0) {
-      const bridged = this.renderer.bridge(prev.promptIds, prev.completionIds, prev.newMessages, opts);
+  /** Forgets a finished rollout's bridge state. */
+  endSession(sessionId: string): void {
+    this.sessions.end(sessionId);
+  }
+
+  private buildPrompt(
+    request: ModelRequest,
+    plan: BridgePlan,
+    opts: { tools: RenderTool[] | null; enableThinking: boolean | undefined },
+  ): TurnTokens {
+    if (plan.kind === "bridge") {
+      const { from, newMessages } = plan;
+      const bridged = this.renderer.bridge(from.promptIds, from.completionIds, newMessages, opts);
       if (bridged) {
         this.counts.bridged++;
         // Bridge indices are relative to `newMessages`, which are the tail of `messages`. The
         // result is ours, so it is shifted in place, from where the carried prefix (all −1) ends.
-        const offset = request.messages.length - prev.newMessages.length;
+        const offset = request.messages.length - newMessages.length;
         const indices = bridged.messageIndices;
         for (let i = bridged.prefixLength ?? 0; i < indices.length; i++)
           if (indices[i] >= 0) indices[i] += offset;
@@ -94,7 +138,7 @@ export class TrainClient implements Client {
         };
       }
       this.counts.bridgeDeclined++;
-    }
+    } else if (plan.inputsChanged) this.counts.inputsChanged++;
     this.counts.rendered++;
     const rendered = this.renderer.render(request.messages, { ...opts, addGenerationPrompt: true });
     return {
@@ -107,9 +151,14 @@ export class TrainClient implements Client {
     };
   }
 
-  private toResponse(result: GenerateResult, prompt: TurnTokens, tools: RenderTool[] | null): ModelResponse {
+  private toResponse(
+    result: GenerateResult,
+    prompt: TurnTokens,
+    tools: RenderTool[] | null,
+    session: ClientSession,
+  ): ModelResponse {
     const parsed = this.renderer.parse(result.outputIds, { tools });
-    const toolCalls = parsed.toolCalls.map(toToolCall);
+    const toolCalls = parsed.toolCalls.map((c) => toToolCall(c, c.id ?? session.nextToolCallId()));
     const message: AssistantMessage = { role: "assistant", content: parsed.content };
     if (parsed.reasoningContent != null) message.reasoning_content = parsed.reasoningContent;
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
@@ -156,8 +205,7 @@ function toRenderTool(tool: Tool): RenderTool {
  * Arguments are serialized the way the chat template serializes a dict (Python `json.dumps`), so
  * a later full re-render reproduces the model's usual formatting.
  */
-function toToolCall(call: ParsedToolCall, index: number): ToolCall {
-  const id = call.id ?? `call_${index}`;
+function toToolCall(call: ParsedToolCall, id: string): ToolCall {
   if (call.status === "ok") {
     const args =
       typeof call.arguments === "string"

@@ -159,7 +159,6 @@ export class RolloutSession<D extends TaskData = TaskData> {
           sampling,
           sessionId: this.trace.id,
           turn: this.trace.numTurns,
-          previous: plan.previous,
           signal: this.o.signal,
         });
       } catch (e) {

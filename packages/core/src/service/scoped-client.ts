@@ -39,6 +39,10 @@ export class ScopedClient implements Client {
     await Promise.all(ids.map((id) => this.inner.abort(id)));
   }
 
+  endSession(sessionId: string): void {
+    this.inner.endSession?.(sessionId);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -3,13 +3,14 @@
  * produced is a node; a node's `tokenIds` are only the *delta* it adds to its parent, so a
  * 50-turn agent trace stays linear in size instead of storing 50 growing prompts.
  *
- * A turn is two steps: `prepareTurn` finds the reused prefix by message identity (and the
- * `previous` sampled turn a TrainClient may bridge from); `commit` narrows that prefix to token
- * identity when the response carries token ids, forking at the first node whose stored tokens
- * are not what the engine was actually given — training on tokens the model never saw would be
- * silently wrong, a fork is merely a new branch.
+ * A turn is two steps: `prepareTurn` finds the reused prefix by message identity; `commit`
+ * narrows that prefix to token identity when the response carries token ids, forking at the
+ * first node whose stored tokens are not what the engine was actually given — training on
+ * tokens the model never saw would be silently wrong, a fork is merely a new branch.
+ * The graph only records: how a prompt is built (bridge or full render) is the client's
+ * business, which alone knows every input the prompt depends on.
  */
-import type { ModelRequest, ModelResponse } from "../clients/client.ts";
+import type { ModelResponse } from "../clients/client.ts";
 import type { FinishReason, Message } from "../types.ts";
 import { messageHash } from "./hash.ts";
 
@@ -32,8 +33,6 @@ export interface TurnPlan {
   hashes: string[];
   /** Nodes matched by message identity, one per leading prompt message. */
   prefix: number[];
-  /** The previous sampled turn, when this prompt only appends tool/user messages to it. */
-  previous: NonNullable<ModelRequest["previous"]> | null;
 }
 
 const ROOT = -1;
@@ -52,12 +51,6 @@ export class MessageGraph {
   private readonly hasChild: boolean[] = [];
   /** The newest sampled node: the tip of the conversation handlers see. */
   lastSampled: number | null = null;
-  /**
-   * The engine prompt of the newest sampled node (shared, read-only). By construction of
-   * `commit` it equals the concatenation of that node's path deltas up to its completion, so the
-   * common bridge (from the latest turn) costs no O(history) re-concatenation per turn.
-   */
-  private tipPrompt: { node: number; ids: readonly number[] } | null = null;
 
   prepareTurn(messages: readonly Message[]): TurnPlan {
     const hashes = messages.map(messageHash);
@@ -69,44 +62,7 @@ export class MessageGraph {
       parent = found[found.length - 1]!;
       prefix.push(parent);
     }
-    return { messages, hashes, prefix, previous: this.previousTurn(messages, prefix) };
-  }
-
-  /**
-   * The last sampled turn's exact prompt/completion ids, when the new prompt extends its path by
-   * tool/user messages only — the case a renderer can bridge without re-rendering history.
-   */
-  private previousTurn(messages: readonly Message[], prefix: number[]): TurnPlan["previous"] {
-    const tip = prefix[prefix.length - 1];
-    if (tip === undefined || prefix.length === messages.length) return null;
-    const node = this.nodes[tip]!;
-    if (!node.sampled || !node.tokenIds || !node.mask) return null;
-    const newMessages = messages.slice(prefix.length);
-    if (!newMessages.every((m) => m.role === "tool" || m.role === "user")) return null;
-    const firstSampled = node.mask.indexOf(true);
-    if (firstSampled < 0 || node.mask.indexOf(false, firstSampled) >= 0) return null;
-    const completionIds = node.tokenIds.slice(firstSampled);
-    if (this.tipPrompt?.node === tip)
-      return { promptIds: this.tipPrompt.ids as number[], completionIds, newMessages };
-    return { promptIds: this.pathIds(tip, firstSampled), completionIds, newMessages };
-  }
-
-  /**
-   * The token ids of the path down to `leaf`, cut `keep` ids into the leaf's own delta. Sized
-   * once and copied by index: `push(...ids)` throws RangeError past ~120k ids (long contexts).
-   */
-  private pathIds(leaf: number, keep: number): number[] {
-    const path = this.path(leaf);
-    let total = keep;
-    for (let k = 0; k < path.length - 1; k++) total += this.nodes[path[k]!]!.tokenIds?.length ?? 0;
-    const out = new Array<number>(total);
-    let at = 0;
-    for (let k = 0; k < path.length; k++) {
-      const ids = this.nodes[path[k]!]!.tokenIds ?? [];
-      const n = k === path.length - 1 ? keep : ids.length;
-      for (let i = 0; i < n; i++) out[at++] = ids[i]!;
-    }
-    return out;
+    return { messages, hashes, prefix };
   }
 
   /** Records the turn; returns the index of the new sampled assistant node. */
@@ -181,7 +137,6 @@ export class MessageGraph {
     }
     const idx = this.add(reply);
     this.lastSampled = idx;
-    this.tipPrompt = tokens ? { node: idx, ids: tokens.promptIds } : null;
     return idx;
   }
 
