@@ -88,6 +88,21 @@ test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion ex
   assert.deepEqual(c.counts, { bridged: 1, rendered: 1, bridgeDeclined: 0, inputsChanged: 0 });
 });
 
+test("tool-call ids are unique within a rollout (a program keys its tool results by them)", async () => {
+  const c = client();
+  const messages: Message[] = [{ role: "user", content: "What is 3 + 2?" }];
+  const ids: string[] = [];
+  for (let turn = 0; turn < 3; turn++) {
+    // The policy calls `add` whenever the last message is not a tool result: feed it user turns.
+    const r = await c.getResponse({ messages, tools: TOOLS, sampling: {}, sessionId: "ids", turn });
+    const call = r.message.tool_calls?.[0];
+    assert.ok(call, `turn ${turn} called a tool`);
+    ids.push(call.id);
+    messages.push(r.message, { role: "user", content: "again" });
+  }
+  assert.equal(new Set(ids).size, 3, `ids ${ids.join(", ")}`);
+});
+
 test("without bridging the same history is fully rendered and equals the template rendering", async () => {
   const c = client(false);
   const renderer = createRenderer("qwen3");
