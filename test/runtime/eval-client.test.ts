@@ -52,10 +52,12 @@ test("EvalClient sends OpenAI JSON and parses reasoning and tool calls into envr
     assert.equal(r.tokens, null);
     assert.equal(r.finishReason, "tool_calls");
     assert.equal(r.message.reasoning_content, "let me think");
-    // Nameless calls are dropped; missing ids get a positional fallback; object arguments become JSON text.
+    // Missing ids get a positional fallback; object arguments become JSON text; a nameless call
+    // is kept (name "") so the harness answers it as an unknown tool, as a TrainClient's would be.
     assert.deepEqual(r.message.tool_calls, [
       { id: "a", name: "add", arguments: '{"x":1}' },
       { id: "call_1", name: "mul", arguments: '{"y":2}' },
+      { id: "c", name: "", arguments: "{}" },
     ]);
     assert.deepEqual(r.usage, { promptTokens: 12, completionTokens: 3, cachedTokens: undefined });
     await client.close();

@@ -32,7 +32,13 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
       }
       session.noteDialect(dialect.name, request.stream);
       const model = request.model ?? session.model;
-      const turn = () => session.complete(request.messages, request.tools, request.sampling);
+      // Fires when the program leaves before the answer is written (its SDK timed out): a re-send
+      // of the same request then gets this turn instead of a second sample (see resends.ts).
+      const gone = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) gone.abort();
+      });
+      const turn = () => session.complete(request.messages, request.tools, request.sampling, gone.signal);
       if (!request.stream) {
         const result = await turn();
         if (result.kind === "stopped") throw new HttpError(400, `rollout stopped: ${result.reason}`);

@@ -20,6 +20,7 @@ import type { HandlerContext, TaskHandlers, ToolDefinition, UserSimulator } from
 import { messageHash } from "../trace/hash.ts";
 import type { Trace } from "../trace/trace.ts";
 import { contentText, type Message, type TaskData, type Tool } from "../types.ts";
+import { Resends, requestKey } from "./resends.ts";
 import { runToolCall } from "./tools.ts";
 
 export interface SessionOptions<D extends TaskData = TaskData> {
@@ -52,6 +53,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
   /** What the program has seen vs. what the model saw (they differ by injected user turns). */
   private programView: string[] | null = null;
   private modelView: Message[] | null = null;
+  private readonly resends = new Resends<CompletionResult>();
 
   constructor(options: SessionOptions<D>) {
     this.o = options;
@@ -120,11 +122,27 @@ export class RolloutSession<D extends TaskData = TaskData> {
   /**
    * One model call on behalf of the program. Any failure is also kept on `error`, because over
    * HTTP the program only sees a status code and may exit for its own reasons afterwards.
+   * `requesterGone` (HTTP only) fires when the program left before getting the answer: an
+   * identical request it re-sends is then answered from that recorded turn (see resends.ts).
    */
   async complete(
     program: readonly Message[],
     tools: readonly Tool[],
     programSampling: Sampling = {},
+    requesterGone?: AbortSignal,
+  ): Promise<CompletionResult> {
+    const key = requesterGone ? requestKey(program, tools, programSampling) : null;
+    const replay = key === null ? null : await this.resends.claim(key);
+    if (replay?.kind === "completion") return replay;
+    const result = this.guarded(program, tools, programSampling);
+    if (key !== null && requesterGone) this.resends.track(key, result, requesterGone);
+    return result;
+  }
+
+  private async guarded(
+    program: readonly Message[],
+    tools: readonly Tool[],
+    programSampling: Sampling,
   ): Promise<CompletionResult> {
     try {
       return await this.turn(program, tools, programSampling);

@@ -25,14 +25,16 @@ function readReasoning(m: Json): string | undefined {
 
 function readToolCalls(raw: unknown): AssistantMessage["tool_calls"] {
   if (!Array.isArray(raw) || raw.length === 0) return undefined;
-  // Calls without a name cannot be executed or attributed; missing ids get stable fallbacks.
+  // A call without a name (a malformed one the model produced, echoed back) is kept as "": it
+  // is part of what the model saw, and dropping it would fork the trace at this message.
+  // Missing ids get stable fallbacks.
   return raw
-    .filter((c: Json) => typeof c?.function?.name === "string" && c.function.name !== "")
+    .filter((c: Json) => typeof c?.function === "object" && c.function !== null)
     .map((c: Json, i: number) => {
       const args = c.function.arguments;
       return {
         id: typeof c.id === "string" && c.id !== "" ? c.id : `call_${i}`,
-        name: c.function.name,
+        name: typeof c.function.name === "string" ? c.function.name : "",
         arguments: typeof args === "string" ? args : JSON.stringify(args ?? {}),
       };
     });

@@ -2,7 +2,9 @@
  * Message identity for the trace graph. Two messages are the same node when everything the
  * model could see of them is equal: role, content (text or parts), reasoning, tool calls and the
  * tool_call_id. Tool-call arguments are compared as canonical JSON (sorted keys) so that a
- * program re-serializing `{"b":1,"a":2}` as `{"a":2,"b":1}` does not fork the trace.
+ * program re-serializing `{"b":1,"a":2}` as `{"a":2,"b":1}` does not fork the trace. An
+ * assistant's empty content is one value whether a program echoes it as "" or null (SDKs and
+ * agent frameworks differ; chat templates render both as nothing).
  */
 import * as crypto from "node:crypto";
 import type { Message } from "../types.ts";
@@ -37,7 +39,7 @@ function identityJson(m: Message): string {
     case "tool":
       return `[${role},${canonicalJson(m.content)},${canonicalJson(m.tool_call_id)}]`;
     case "assistant":
-      return `[${role},${canonicalJson(m.content ?? null)},${canonicalJson(m.reasoning_content ?? null)},${canonicalJson(
+      return `[${role},${canonicalJson(m.content === "" ? null : (m.content ?? null))},${canonicalJson(m.reasoning_content ?? null)},${canonicalJson(
         (m.tool_calls ?? []).map((c) => [c.id, c.name, canonicalArguments(c.arguments)]),
       )}]`;
   }
