@@ -196,3 +196,37 @@ test("end to end with token ids: a tool episode is one exact branch", async () =
   assert.equal(completion.at(-1), END);
   assert.ok(r!.branches[0]!.sampled_mask.slice(lastRender.length).every(Boolean));
 });
+
+test("a sampled turn shared by two branches is loss-masked in exactly one of them", async () => {
+  // Two continuations of the same sampled turn 1 (a program that branches after a tool result):
+  // both branches carry turn 1's tokens, but training on them twice would double its weight.
+  const client = new ScriptedClient((m) => say(`a${m.length}`), { tokens: true });
+  const trace = new Trace({ idx: 0 });
+  const r1 = await turn(trace, client, [sys, user("q")]);
+  await turn(trace, client, [sys, user("q"), r1.message, user("left")]);
+  await turn(trace, client, [sys, user("q"), r1.message, user("right")]);
+  const branches = branchRecords(trace.graph);
+  assert.equal(branches.length, 2);
+  const shared = trace.graph.nodes.findIndex((n) => n.sampled && n.message === r1.message);
+  const maskedIn = branches.filter((b) => {
+    let at = 0;
+    for (const i of b.node_indices) {
+      const n = trace.graph.nodes[i]!.tokenIds!.length;
+      if (i === shared) return b.sampled_mask.slice(at, at + n).some(Boolean);
+      at += n;
+    }
+    return false;
+  });
+  assert.equal(maskedIn.length, 1, "turn 1 trains once");
+  assert.ok(
+    branches.every((b) => b.node_indices.includes(shared)),
+    "both still carry it as context",
+  );
+  for (const b of branches) {
+    // Each branch still trains on its own last turn, with logprobs only where it trains.
+    assert.ok(b.sampled_mask.at(-1));
+    b.sampled_mask.forEach((m, k) => {
+      if (!m) assert.equal(b.logprobs[k], 0);
+    });
+  }
+});

@@ -2,12 +2,17 @@
  * Branches: every root-to-leaf path of the graph is one training sample. A harness that
  * compacts its history sends a prompt that extends no existing path, which starts a new root
  * and therefore a new branch, while the graph itself stays linear in the tokens it holds.
+ *
+ * A sampled node on several paths (a program that branches after a turn) is trained on in the
+ * first branch that reaches it only; the others carry it as context (mask false, logprob 0),
+ * so no sampled token weighs twice in the loss.
  */
 
 import type { MessageGraph } from "./graph.ts";
 import type { BranchRecord } from "./record.ts";
 
-export function branchRecord(graph: MessageGraph, leaf: number): BranchRecord {
+/** `owned`: sampled nodes an earlier branch already trains on (updated with this branch's). */
+export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<number>): BranchRecord {
   const path = graph.path(leaf);
   let total = 0;
   for (const i of path) total += graph.nodes[i]!.tokenIds?.length ?? 0;
@@ -25,8 +30,10 @@ export function branchRecord(graph: MessageGraph, leaf: number): BranchRecord {
     const ids = n.tokenIds;
     if (!ids) continue;
     const version = n.weightVersion ?? null;
+    const trains = !n.sampled || owned === undefined || !owned.has(i);
+    if (n.sampled) owned?.add(i);
     for (let k = 0; k < ids.length; k++, at++) {
-      const sampled = n.mask?.[k] ?? false;
+      const sampled = trains && (n.mask?.[k] ?? false);
       b.token_ids[at] = ids[k]!;
       b.sampled_mask[at] = sampled;
       b.logprobs[at] = sampled ? (n.logprobs?.[k] ?? 0) : 0;
@@ -37,5 +44,6 @@ export function branchRecord(graph: MessageGraph, leaf: number): BranchRecord {
 }
 
 export function branchRecords(graph: MessageGraph): BranchRecord[] {
-  return graph.leaves().map((leaf) => branchRecord(graph, leaf));
+  const owned = new Set<number>();
+  return graph.leaves().map((leaf) => branchRecord(graph, leaf, owned));
 }
