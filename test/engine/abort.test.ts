@@ -1,5 +1,6 @@
 /**
- * /abort_request by rid prefix and /update_weight_version, over plain HTTP.
+ * /abort_request (exact live rid, as SGLang's TokenizerManager gates it) and /update_weight_version,
+ * over plain HTTP.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -18,31 +19,65 @@ async function generate(url: string, rid: string, sampling_params: object = {}):
   return res.json();
 }
 
-test("abort by rid prefix: the matching requests return 200, finish abort, partial tokens; others finish", async () => {
+test("abort by exact rid: partial tokens, finish abort; a rid that is not live aborts nothing, even as a prefix", async () => {
+  // SGLang's TokenizerManager (one tokenizer worker, the default) forwards an abort only for a
+  // live rid it knows, so a mere prefix of live rids is dropped there.
   const engine = await startEngine({ tokenLatencyMs: 4 });
   try {
-    const rids = ["roll-1:0", "roll-1:1", "roll-10:0", "roll-2:0"];
-    const pending = rids.map((rid) => generate(engine.url, rid, rid.startsWith("roll-1:") ? LONG : {}));
-    await untilStarted(engine, 4);
+    const rids = ["roll-1:0", "roll-1:1", "roll-2:0"];
+    const pending = rids.map((rid) => generate(engine.url, rid, rid === "roll-1:0" ? LONG : {}));
+    await untilStarted(engine, 3);
     const res = await post(engine.url, "/abort_request", { rid: "roll-1:" });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), "");
+    await post(engine.url, "/abort_request", { rid: "roll-1:0" });
     const out = await Promise.all(pending);
     const full = LONG.max_new_tokens;
-    for (const i of [0, 1]) {
-      const fr = out[i].meta_info.finish_reason;
-      assert.equal(fr.type, "abort");
-      assert.equal(typeof fr.message, "string");
-      assert.ok("status_code" in fr && "err_type" in fr);
-      assert.ok(
-        out[i].output_ids.length > 0 && out[i].output_ids.length < full,
-        `partial ${out[i].output_ids.length}/${full}`,
-      );
-      assert.equal(out[i].meta_info.output_token_logprobs.length, out[i].output_ids.length);
-      assert.equal(out[i].meta_info.completion_tokens, out[i].output_ids.length);
-    }
-    assert.equal(out[2].meta_info.finish_reason.type, "stop", "roll-10 does not match roll-1:");
-    assert.equal(out[3].meta_info.finish_reason.type, "stop");
+    const fr = out[0].meta_info.finish_reason;
+    assert.equal(fr.type, "abort");
+    assert.equal(typeof fr.message, "string");
+    assert.ok("status_code" in fr && "err_type" in fr);
+    assert.ok(
+      out[0].output_ids.length > 0 && out[0].output_ids.length < full,
+      `partial ${out[0].output_ids.length}/${full}`,
+    );
+    assert.equal(out[0].meta_info.output_token_logprobs.length, out[0].output_ids.length);
+    assert.equal(out[0].meta_info.completion_tokens, out[0].output_ids.length);
+    assert.equal(out[1].meta_info.finish_reason.type, "stop", "the prefix 'roll-1:' aborted nothing");
+    assert.equal(out[2].meta_info.finish_reason.type, "stop");
+    assert.equal(engine.stats().aborted, 1);
+  } finally {
+    await engine.close();
+  }
+});
+
+test("an exact live rid also aborts the live rids it is a prefix of (the scheduler matches by prefix)", async () => {
+  // Why clients must use prefix-free rids: aborting `x:1` on SGLang also stops a live `x:10`.
+  const engine = await startEngine({ tokenLatencyMs: 4 });
+  try {
+    const pending = ["x:1", "x:10", "x:2"].map((rid) => generate(engine.url, rid, LONG));
+    await untilStarted(engine, 3);
+    await post(engine.url, "/abort_request", { rid: "x:1" });
+    await until(() => engine.stats().aborted === 2);
+    await post(engine.url, "/abort_request", { rid: "x:2" });
+    for (const r of await Promise.all(pending)) assert.equal(r.meta_info.finish_reason.type, "abort");
+  } finally {
+    await engine.close();
+  }
+});
+
+test("a second request with a live rid is refused with 400 'Duplicate request ID detected'", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 4 });
+  try {
+    const first = generate(engine.url, "twin", LONG);
+    await untilStarted(engine, 1);
+    const res = await post(engine.url, "/generate", { input_ids: PROMPT, rid: "twin" });
+    assert.equal(res.status, 400);
+    assert.match(await res.text(), /Duplicate request ID detected: twin/);
+    await post(engine.url, "/abort_request", { rid: "twin" });
+    assert.equal((await first).meta_info.finish_reason.type, "abort");
+    // Once finished, the rid is free again.
+    assert.equal((await generate(engine.url, "twin")).meta_info.finish_reason.type, "stop");
   } finally {
     await engine.close();
   }

@@ -59,11 +59,13 @@ test("default: input_ids, renamed sampling, forced keys, rid per turn, no routin
       n: 1,
     },
     return_logprob: true,
-    rid: "trace-1:0",
+    rid: body.rid,
   });
+  // Session and turn, then a nonce that keeps concurrent calls' rids distinct and prefix-free.
+  assert.match(String(body.rid), /^trace-1:0:[0-9a-f]{8}$/);
   assert.equal(headers["x-smg-routing-key"], undefined);
   assert.equal(headers["content-type"], "application/json");
-  assert.equal(result.rid, "trace-1:0");
+  assert.equal(result.rid, body.rid);
   assert.equal(result.maxNewTokens, 256);
 });
 
@@ -94,6 +96,7 @@ test("LoRA, seed, min_tokens, priority, extra_key, configured stops and skip_spe
       extraKey: "miles_lora:v3",
     },
   );
+  assert.match(String(body.rid), /^s:3:/);
   assert.deepEqual(body, {
     input_ids: PROMPT,
     sampling_params: {
@@ -109,7 +112,7 @@ test("LoRA, seed, min_tokens, priority, extra_key, configured stops and skip_spe
       n: 1,
     },
     return_logprob: true,
-    rid: "s:3",
+    rid: body.rid,
     lora_path: "miles_lora",
     priority: 2,
     extra_key: "miles_lora:v3",
@@ -125,7 +128,7 @@ test("per-request lora null overrides the transport adapter; explicit rid wins",
   assert.equal(body.rid, "custom");
 });
 
-test("turn counter advances per session: rids s:0, s:1 and t:0", async () => {
+test("turn counter advances per session: rids s:0:…, s:1:… and t:0:…", async () => {
   const t = new SglangTransport({ baseUrl: engine.url });
   seen.length = 0;
   await t.generate({ inputIds: PROMPT, sessionId: "s" });
@@ -133,7 +136,7 @@ test("turn counter advances per session: rids s:0, s:1 and t:0", async () => {
   await t.generate({ inputIds: PROMPT, sessionId: "t" });
   await t.close();
   assert.deepEqual(
-    seen.map((s) => s.body.rid),
+    seen.map((s) => String(s.body.rid).replace(/:[0-9a-f]{8}$/, "")),
     ["s:0", "s:1", "t:0"],
   );
 });
@@ -223,8 +226,9 @@ test("every routing × LoRA × seed combination puts exactly the expected body a
           input_ids: PROMPT,
           sampling_params: sampling,
           return_logprob: true,
-          rid: "grp-3/r1:2",
+          rid: body.rid,
         };
+        assert.match(String(body.rid), /^grp-3\/r1:2:[0-9a-f]{8}$/);
         if (lora) expected.lora_path = lora;
         const label = `${routingPolicy}/${lora}/${seed}`;
         assert.deepEqual(body, expected, label);

@@ -70,6 +70,11 @@ export class EngineCore {
     this.weightVersion = opts.weightVersion;
   }
 
+  /** SGLang keeps one state per rid and refuses a request whose rid is still running. */
+  checkRid(job: GenerateJob): void {
+    if (this.inflight.has(job.rid)) throw new BadRequest(`Duplicate request ID detected: ${job.rid}`);
+  }
+
   /** Validates limits that need the engine's context length; throws BadRequest like SGLang. */
   checkContext(job: GenerateJob): void {
     const n = job.promptIds.length;
@@ -194,9 +199,9 @@ export class EngineCore {
     }
   }
 
-  /** Aborts by rid prefix (or all); returns how many requests were stopped. */
-  abort(prefix: string, all: boolean, message = "Abort requested by /abort_request"): number {
-    return this.inflight.abort(prefix, all, message);
+  /** Aborts a live rid (or all), as `/abort_request` does; returns how many requests were stopped. */
+  abort(rid: string, all: boolean, message = "Abort requested by /abort_request"): number {
+    return this.inflight.abort(rid, all, message);
   }
 
   /** `/pause_generation`: `abort` also aborts everything in flight; all modes hold progress. */

@@ -78,7 +78,10 @@ export async function handleGenerate(
 ): Promise<void> {
   const { core } = ctx;
   const parsed = parseGenerate(body, core.opts.tokenizer);
-  for (const job of parsed.jobs) core.checkContext(job);
+  for (const job of parsed.jobs) {
+    core.checkRid(job);
+    core.checkContext(job);
+  }
   const cutFraction = fault === "abort" ? 0.5 : undefined;
   const timed = core.opts.latencyMs > 0 || core.opts.tokenLatencyMs > 0;
   // SGLang aborts a request whose client disconnected; only worth watching when it can wait.

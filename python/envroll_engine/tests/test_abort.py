@@ -1,4 +1,4 @@
-"""/abort_request: partial results with finish abort, prefix matching, queued requests,
+"""/abort_request: partial results with finish abort, exact live rids (as SGLang), queued requests,
 and /health staying responsive while a generation runs."""
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def assert_aborted_partial(out: dict) -> None:
     assert len(meta["output_token_logprobs"]) == len(out["output_ids"]) == meta["completion_tokens"]
 
 
-def test_abort_by_rid_prefix_returns_partial_tokens(engine):
+def test_abort_by_exact_rid_returns_partial_tokens_a_mere_prefix_aborts_nothing(engine):
+    # SGLang's TokenizerManager (one tokenizer worker) forwards an abort only for a live rid it
+    # knows; the scheduler then matches by prefix. So "abortme-" (no such live rid) is dropped.
     base = tokens_so_far(engine)
     t, box = start_long(engine, "abortme-123")
     wait_for_tokens(engine, 5, base)
@@ -59,9 +61,23 @@ def test_abort_by_rid_prefix_returns_partial_tokens(engine):
     assert engine.get("/health")[0] == 200
     assert time.monotonic() - t0 < 5.0  # health is not stuck behind the generation
     assert engine.post("/abort_request", {"rid": "abortme-"}) == (200, None)
+    time.sleep(0.3)
+    assert t.is_alive(), "a prefix that is not a live rid must abort nothing"
+    assert engine.post("/abort_request", {"rid": "abortme-123"}) == (200, None)
     t.join(30)
     assert not t.is_alive()
     assert_aborted_partial(box["out"])
+
+
+def test_live_rid_is_refused_as_duplicate(engine):
+    base = tokens_so_far(engine)
+    t, box = start_long(engine, "twin")
+    wait_for_tokens(engine, 2, base)
+    status, body = engine.post("/generate", {"input_ids": [1, 2, 3], "rid": "twin"})
+    assert status == 400 and "Duplicate request ID detected: twin" in str(body)
+    engine.post("/abort_request", {"rid": "twin"})
+    t.join(30)
+    assert box["out"]["meta_info"]["finish_reason"]["type"] == "abort"
 
 
 def test_abort_all_and_queued_request(engine):

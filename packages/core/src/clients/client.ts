@@ -66,7 +66,10 @@ export interface ModelResponse {
 export interface Client {
   readonly kind: "train" | "eval";
   getResponse(request: ModelRequest): Promise<ModelResponse>;
-  /** Aborts in-flight requests of one session (rollout), or all when omitted. */
+  /**
+   * Aborts in-flight requests of one session (rollout), or all of this client's when omitted —
+   * never requests other clients sent to the same (possibly shared) server.
+   */
   abort(sessionId?: string): Promise<void>;
   /** The rollout `sessionId` is over: per-rollout state (e.g. the bridge's) can go. */
   endSession?(sessionId: string): void;

@@ -181,8 +181,9 @@ export class TrainClient implements Client {
     };
   }
 
+  /** One rollout's calls, or every call of this client — never the whole (maybe shared) engine. */
   async abort(sessionId?: string): Promise<void> {
-    if (sessionId === undefined) await this.transport.abortAll();
+    if (sessionId === undefined) await this.transport.abortOwn();
     else await this.transport.abortSession(sessionId);
   }
 

@@ -2,8 +2,10 @@
  * SglangTransport: token-in/token-out client for SGLang's native `/generate`, direct or through
  * a router (SGLang Model Gateway / MilesRouter).
  *
- * One request per turn, each with its own rid `${sessionId}:${turn}` so that `abortSession`
- * (an rid-prefix abort on the scheduler) stops exactly one rollout and leaves the rest running.
+ * One request per model call, each with its own prefix-free rid (see rids.ts); the live rids of
+ * each session are kept so that `abortSession` stops exactly one rollout, by exact rid as SGLang
+ * requires, and `abortOwn` stops everything this transport sent — never another client's
+ * requests on a shared engine (`abortAll` is the explicit engine-wide reset).
  */
 import type { Pool } from "undici";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
@@ -17,6 +19,7 @@ import {
   retryReason,
   sleep,
 } from "./retry.ts";
+import { LiveRids, newRid } from "./rids.ts";
 import { buildSamplingParams, capMaxNewTokens, requestedMaxTokens } from "./sampling.ts";
 import { SessionTable } from "./sessions.ts";
 import type {
@@ -46,6 +49,7 @@ export class SglangTransport {
     abortCalls: 0,
   };
   readonly sessions: SessionTable;
+  private readonly live = new LiveRids();
 
   private readonly opts: SglangTransportOptions;
   private readonly origin: string;
@@ -101,7 +105,7 @@ export class SglangTransport {
       contextLength: this.opts.contextLength,
       maxResponseLength: this.opts.maxResponseLength,
     });
-    const rid = req.rid ?? `${req.sessionId}:${turn}`;
+    const rid = req.rid ?? newRid(req.sessionId, turn);
     const body: Record<string, unknown> = {
       input_ids: req.inputIds,
       sampling_params: buildSamplingParams(req.sampling, {
@@ -149,6 +153,7 @@ export class SglangTransport {
     this.stats.calls++;
     for (let attempt = 1; ; attempt++) {
       this.stats.requests++;
+      this.live.add(req.sessionId, rid);
       try {
         const reply = await exchange(this.pool, {
           method: "POST",
@@ -158,6 +163,7 @@ export class SglangTransport {
           timeoutMs: this.opts.timeoutMs ?? 3_600_000,
           signal: req.signal,
         });
+        this.live.delete(req.sessionId, rid);
         const result = this.readReply(reply, rid);
         this.stats.succeeded++;
         this.stats.finishReasons[result.finishReason]++;
@@ -168,6 +174,7 @@ export class SglangTransport {
           maxNewTokens: built.maxNewTokens,
         };
       } catch (caught) {
+        this.live.delete(req.sessionId, rid);
         // close() destroys the pool under in-flight requests: that is the end, not a connection
         // failure to retry (each retry would fail again on the destroyed pool after a backoff).
         const err: unknown = this.closed
@@ -184,12 +191,11 @@ export class SglangTransport {
         this.stats.retriesByReason[reason] = (this.stats.retriesByReason[reason] ?? 0) + 1;
         if (reason === "timeout") {
           // The timed-out attempt may still be generating: abort it (awaited, so the abort reaches
-          // the scheduler before the retry does — note that it is a prefix match, which the new
-          // rid `…#n` would also satisfy). The retry gets a rid of its own so it never collides
-          // with the old request while that is still being torn down; session aborts
-          // (`${sessionId}:`) still cover it.
+          // the scheduler before the retry does). The retry gets a rid of its own, so it never
+          // collides with the old request while that is still being torn down.
           await this.abort(rid).catch(() => {});
-          rid = `${built.rid}#${attempt + 1}`;
+          this.live.delete(req.sessionId, rid);
+          rid = newRid(req.sessionId, turn);
           payload = JSON.stringify({ ...built.body, rid });
         }
         try {
@@ -230,15 +236,23 @@ export class SglangTransport {
     return parseGenerateBody(body, rid);
   }
 
-  /** Aborts every request whose rid starts with `ridPrefix`, on the base URL and every worker. */
-  async abort(ridPrefix: string): Promise<void> {
-    if (!ridPrefix) throw new ProviderError("abort needs a non-empty rid prefix (use abortAll)");
-    await this.broadcastAbort({ rid: ridPrefix, abort_all: false });
+  /**
+   * Aborts the live request `rid` on the base URL and every worker. On SGLang this also stops
+   * live rids it is a prefix of, which is why this transport's own rids are prefix-free.
+   */
+  async abort(rid: string): Promise<void> {
+    if (!rid) throw new ProviderError("abort needs a non-empty rid (use abortAll)");
+    await this.broadcastAbort({ rid, abort_all: false });
   }
 
-  /** Aborts one rollout's in-flight turn (all rids `${sessionId}:…`). */
-  abortSession(sessionId: string): Promise<void> {
-    return this.abort(`${sessionId}:`);
+  /** Aborts one rollout's in-flight calls, each by its exact rid. */
+  async abortSession(sessionId: string): Promise<void> {
+    await Promise.all(this.live.of(sessionId).map((rid) => this.abort(rid)));
+  }
+
+  /** Aborts every request this transport has in flight, and nothing else on the engine. */
+  async abortOwn(): Promise<void> {
+    await Promise.all(this.live.all().map((rid) => this.abort(rid)));
   }
 
   /** Aborts everything on every worker (between training steps, before a weight update). */

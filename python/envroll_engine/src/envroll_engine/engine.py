@@ -17,7 +17,7 @@ import torch
 
 from .model import LoadedModel, eos_token_ids, load_checkpoint
 from .protocol import GenRequest, GenResult
-from .sampling import choose_next, make_generator
+from .sampling import BadRequest, choose_next, make_generator
 
 
 class Handle:
@@ -60,7 +60,7 @@ class Engine:
         self.eos_ids = eos_token_ids(self.model, self.tokenizer)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="envroll-gen")
         self._lock = threading.Lock()
-        self._live: dict[str, Handle] = {}  # submitted, not finished; rids may repeat across requests
+        self._live: dict[str, Handle] = {}  # submitted, not finished; a live rid is unique
         self.tokens_generated = 0
         self.generation_seconds = 0.0
 
@@ -86,18 +86,33 @@ class Engine:
 
     # ---- requests ------------------------------------------------------------------------------
     def submit(self, req: GenRequest, *, stream: bool = False) -> Handle:
-        h = Handle(req, stream)
+        return self.submit_all([req], stream=stream)[0]
+
+    def submit_all(self, reqs: list[GenRequest], *, stream: bool = False) -> list[Handle]:
+        """Queue a request's (sub-)requests. SGLang keeps one state per rid and refuses a rid
+        that is still live ("Duplicate request ID detected"), so none is queued then."""
+        hs = [Handle(r, stream) for r in reqs]
         with self._lock:
-            self._live[f"{id(h)}"] = h
-        self._executor.submit(self._run_safely, h)
-        return h
+            live = {h.req.rid for h in self._live.values()}
+            for h in hs:
+                if h.req.rid in live:
+                    raise BadRequest(f"Duplicate request ID detected: {h.req.rid}")
+            for h in hs:
+                self._live[f"{id(h)}"] = h
+        for h in hs:
+            self._executor.submit(self._run_safely, h)
+        return hs
 
     def abort(self, rid: str = "", abort_all: bool = False, message: str = "Aborted by /abort_request") -> int:
-        """Abort live requests whose rid starts with `rid` (SGLang matches by prefix); an empty
-        rid without abort_all matches nothing. Returns the number aborted."""
+        """Abort as SGLang does: its TokenizerManager (one tokenizer worker) forwards an abort
+        only for a live rid it knows, and the scheduler then stops every live request whose rid
+        starts with it. An empty or unknown rid without abort_all aborts nothing. Returns the
+        number aborted."""
         if not abort_all and not rid:
             return 0
         with self._lock:
+            if not abort_all and all(h.req.rid != rid for h in self._live.values()):
+                return 0
             hits = [h for h in self._live.values() if abort_all or h.req.rid.startswith(rid)]
             queued = [h for h in hits if not h.started]
             for h in queued:  # never reaches the worker: answer now, not after the running request

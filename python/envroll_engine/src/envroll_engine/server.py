@@ -110,7 +110,7 @@ class Handler(BaseHTTPRequestHandler):
         reqs, batch = parse_generate(body, eng.tokenizer, eng.vocab_size, eng.max_model_len)
         if body.get("stream"):
             return self._stream(reqs, batch)
-        handles = [eng.submit(r) for r in reqs]
+        handles = eng.submit_all(reqs)
         for h in handles:
             h.done.wait()
         for h in handles:
@@ -129,13 +129,13 @@ class Handler(BaseHTTPRequestHandler):
         """SSE with cumulative chunks (SGLang's default mode), ending in `data: [DONE]`.
         Requests of a batch run one after another, so their chunks arrive in order."""
         eng = self.server.engine
+        handles = eng.submit_all(reqs, stream=True)  # before the headers: a duplicate rid is a 400
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")  # no Content-Length: the stream ends with the socket
         self.end_headers()
         self.close_connection = True
-        handles = [eng.submit(r, stream=True) for r in reqs]
         try:
             for i, h in enumerate(handles):
                 while True:

@@ -1,0 +1,49 @@
+/**
+ * Request ids, and which of them are live, per session.
+ *
+ * SGLang aborts in two layers: its TokenizerManager (with one tokenizer worker, the default)
+ * forwards `/abort_request` only for a live rid it knows exactly, and the scheduler then stops
+ * every live request whose rid *starts with* it. So a rollout is aborted by sending each of its
+ * live rids, and rids must be prefix-free, or aborting `s:1` would also stop a live `s:10`.
+ *
+ * `${sessionId}:${turn}:${nonce}` — the session and turn for people reading logs, then a
+ * fixed-length hex nonce after the last `:`: two rids of one session can only be prefixes of
+ * each other if they are equal, and concurrent calls of one turn (a program calling in
+ * parallel, a retry while the timed-out attempt is torn down) never share a rid, which SGLang
+ * would refuse as a duplicate.
+ */
+import { randomBytes } from "node:crypto";
+
+export function newRid(sessionId: string, turn: number): string {
+  return `${sessionId}:${turn}:${randomBytes(4).toString("hex")}`;
+}
+
+export class LiveRids {
+  private readonly bySession = new Map<string, Set<string>>();
+
+  add(sessionId: string, rid: string): void {
+    let set = this.bySession.get(sessionId);
+    if (!set) {
+      set = new Set();
+      this.bySession.set(sessionId, set);
+    }
+    set.add(rid);
+  }
+
+  delete(sessionId: string, rid: string): void {
+    const set = this.bySession.get(sessionId);
+    if (!set) return;
+    set.delete(rid);
+    if (set.size === 0) this.bySession.delete(sessionId);
+  }
+
+  of(sessionId: string): string[] {
+    return [...(this.bySession.get(sessionId) ?? [])];
+  }
+
+  all(): string[] {
+    const out: string[] = [];
+    for (const set of this.bySession.values()) out.push(...set);
+    return out;
+  }
+}
