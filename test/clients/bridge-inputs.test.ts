@@ -8,14 +8,12 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Sampling } from "../../packages/core/src/clients/client.ts";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { RolloutSession } from "../../packages/core/src/interception/session.ts";
-import { noLimits } from "../../packages/core/src/limits.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { RenderTool } from "../../packages/core/src/renderers/renderer.ts";
-import { Trace } from "../../packages/core/src/trace/trace.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import type { Message, Tool } from "../../packages/core/src/types.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import { bareSession } from "../runtime/helpers/session.ts";
 
 const ADD: Tool = {
   name: "add",
@@ -46,21 +44,7 @@ after(() => engine.close());
 function open() {
   const renderer = createRenderer("qwen3");
   const client = new TrainClient({ renderer, transport: new SglangTransport({ baseUrl: engine.url }) });
-  const task = { idx: 0, prompt: "q" };
-  const trace = new Trace(task);
-  const session = new RolloutSession({
-    task,
-    handlers: {},
-    trace,
-    client,
-    model: "m",
-    sampling: {},
-    limits: noLimits,
-    runtime: null,
-    tools: [],
-    user: null,
-    signal: new AbortController().signal,
-  });
+  const { session, trace } = bareSession(client);
   return { renderer, client, session, trace };
 }
 

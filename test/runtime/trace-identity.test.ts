@@ -8,32 +8,17 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { Client } from "../../packages/core/src/clients/client.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { RolloutSession } from "../../packages/core/src/interception/session.ts";
-import { noLimits } from "../../packages/core/src/limits.ts";
-import { Trace } from "../../packages/core/src/trace/trace.ts";
+import type { Trace } from "../../packages/core/src/trace/trace.ts";
 import type { AssistantMessage } from "../../packages/core/src/types.ts";
 import { until } from "../engine/wait.ts";
 import { ScriptedClient, say } from "./helpers/scripted-client.ts";
+import { bareSession } from "./helpers/session.ts";
 
 const server = new InterceptionServer();
 after(() => server.close());
 
 async function open(client: Client) {
-  const task = { idx: 0, prompt: "q" };
-  const trace = new Trace(task);
-  const session = new RolloutSession({
-    task,
-    handlers: {},
-    trace,
-    client,
-    model: "m",
-    sampling: {},
-    limits: noLimits,
-    runtime: null,
-    tools: [],
-    user: null,
-    signal: new AbortController().signal,
-  });
+  const { session, trace } = bareSession(client);
   const reg = await server.register(session);
   const post = async (body: unknown, signal?: AbortSignal) => {
     const res = await fetch(`${reg.baseUrl}/chat/completions`, {
