@@ -59,7 +59,8 @@ test(
       retry: { maxAttempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
     });
     const client = new TrainClient({ renderer: createRenderer("qwen3"), transport });
-    const ticker = abortAllTicker(engine, 700, () => client.abort());
+    // Engine-wide, as before a weight update (a client's own abort() would stop only its rids).
+    const ticker = abortAllTicker(engine, 700, () => transport.abortAll());
     const groups = new Map<number, TraceRecord[]>();
     try {
       const summary = await env.run(undefined, {

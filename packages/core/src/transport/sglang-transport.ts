@@ -34,6 +34,7 @@ import { parseWorkerList, WORKER_LIST_PATHS } from "./workers.ts";
 const KEYED_POLICIES: ReadonlySet<RoutingPolicy> = new Set(["consistent_hashing", "manual"]);
 const ADMIN_TIMEOUT_MS = 10_000;
 const WORKER_CACHE_MS = 5_000;
+const ADMIN_CONNECTIONS = 8;
 
 export class SglangTransport {
   readonly stats: TransportStats = {
@@ -55,6 +56,11 @@ export class SglangTransport {
   private readonly origin: string;
   private readonly prefix: string;
   private readonly pool: Pool;
+  /**
+   * Aborts and worker listings go on their own few sockets: an abort must never wait for a
+   * connection behind the very generations it is meant to stop.
+   */
+  private readonly adminPool: Pool;
   private readonly retry: ResolvedRetry;
   private readonly baseHeaders: Record<string, string>;
   private readonly keyed: boolean;
@@ -69,6 +75,7 @@ export class SglangTransport {
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, "");
     this.pool = createPool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
+    this.adminPool = createPool(this.origin, ADMIN_CONNECTIONS, opts.connectTimeoutMs ?? 10_000);
     this.retry = resolveRetry(opts.retry);
     this.keyed = KEYED_POLICIES.has(opts.routingPolicy ?? "cache_aware");
     this.maxPromptLength =
@@ -246,13 +253,20 @@ export class SglangTransport {
   }
 
   /** Aborts one rollout's in-flight calls, each by its exact rid. */
-  async abortSession(sessionId: string): Promise<void> {
-    await Promise.all(this.live.of(sessionId).map((rid) => this.abort(rid)));
+  abortSession(sessionId: string): Promise<void> {
+    return this.abortEach(this.live.of(sessionId));
   }
 
   /** Aborts every request this transport has in flight, and nothing else on the engine. */
-  async abortOwn(): Promise<void> {
-    await Promise.all(this.live.all().map((rid) => this.abort(rid)));
+  abortOwn(): Promise<void> {
+    return this.abortEach(this.live.all());
+  }
+
+  /** Every rid is tried even when one abort fails; the first failure is then reported. */
+  private async abortEach(rids: string[]): Promise<void> {
+    const results = await Promise.allSettled(rids.map((rid) => this.abort(rid)));
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   /** Aborts everything on every worker (between training steps, before a weight update). */
@@ -275,7 +289,7 @@ export class SglangTransport {
   private async fetchWorkers(): Promise<string[]> {
     for (const path of WORKER_LIST_PATHS) {
       try {
-        const reply = await exchange(this.pool, {
+        const reply = await exchange(this.adminPool, {
           method: "GET",
           path: `${this.prefix}${path}`,
           headers: this.baseHeaders,
@@ -296,7 +310,7 @@ export class SglangTransport {
     const payload = JSON.stringify(body);
     const workers = await this.listWorkers();
     const targets: { pool: Pool; path: string }[] = [
-      { pool: this.pool, path: `${this.prefix}/abort_request` },
+      { pool: this.adminPool, path: `${this.prefix}/abort_request` },
     ];
     for (const url of workers) {
       const u = new URL(url);
@@ -341,7 +355,7 @@ export class SglangTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const pools = [this.pool, ...this.workerPools.values()];
+    const pools = [this.pool, this.adminPool, ...this.workerPools.values()];
     await Promise.all(pools.map((p) => p.destroy().catch(() => {})));
   }
 }
