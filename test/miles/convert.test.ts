@@ -10,6 +10,18 @@ import { groupSamples, type MilesSample, sampleViolations } from "../../packages
 import { branch, multiTurnBranch, trace, twoBranches } from "./traces.ts";
 
 describe("trace → Miles sample", () => {
+  it("the task's system prompt is part of the Miles prompt, as the model saw it", () => {
+    const data = { idx: 0, system_prompt: "Be terse.", prompt: "hi", answer: "42" };
+    const s = branchToSample(trace({ task: { type: "Task", data } }), 0);
+    assert.deepEqual(s.prompt, [
+      { role: "system", content: "Be terse." },
+      { role: "user", content: "hi" },
+    ]);
+    // Without one, the prompt is passed on as the task gave it.
+    const plain = branchToSample(trace({ task: { type: "Task", data: { idx: 0, prompt: "hi" } } }), 0);
+    assert.equal(plain.prompt, "hi");
+  });
+
   it("multi-turn bridged branch: prompt prefix, 0s over tool-response tokens, aligned arrays", () => {
     const t = trace({ branches: [multiTurnBranch()], num_turns: 2 });
     const s = branchToSample(t, 0);

@@ -100,7 +100,11 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       try {
         await runtime.stop();
       } catch (e) {
-        trace.captureError(new SandboxError(`runtime stop: ${e instanceof Error ? e.message : String(e)}`));
+        const message = `runtime stop: ${e instanceof Error ? e.message : String(e)}`;
+        // After scoring the rollout's result is final: a failed cleanup is recorded, but it must
+        // not turn a scored rollout into a failed one (or have retries run it again).
+        if (trace.completed) trace.info["runtime_stop_error"] = message;
+        else trace.captureError(new SandboxError(message));
       }
     }
     spec.client.endSession?.(trace.id);

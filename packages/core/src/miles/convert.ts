@@ -14,9 +14,10 @@
  * flattens a batch level by level, judging by its first element, so a batch must be all
  * `Sample` or all `list[Sample]` at each level.
  */
+import { taskPrompt } from "../harnesses/prompt.ts";
 import { pyStrip } from "../text/python-str.ts";
 import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
-import { contentText } from "../types.ts";
+import { contentText, type TaskData } from "../types.ts";
 import type { GroupElement, MilesSample, SampleStatus } from "./sample.ts";
 import { sampleViolations } from "./sample.ts";
 
@@ -94,14 +95,22 @@ function branchLastReply(nodes: readonly NodeRecord[], branch: BranchRecord): st
   return "";
 }
 
+/**
+ * The task's prompt as the model saw it: with a system prompt, the opening messages (system
+ * first, as the harness sends them); without one, the prompt as the task gave it.
+ */
+function milesPrompt(task: TaskData): string | unknown[] {
+  if (task.system_prompt) return taskPrompt(task);
+  return task.prompt == null ? "" : (task.prompt as string | unknown[]);
+}
+
 function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
-  const prompt = trace.task.data.prompt;
   const last = trace.errors[trace.errors.length - 1];
   return {
     group_index: null,
     index: null,
     rollout_id: null,
-    prompt: prompt == null ? "" : (prompt as string | unknown[]),
+    prompt: milesPrompt(trace.task.data),
     tokens: [],
     multimodal_inputs: null,
     multimodal_train_inputs: null,
