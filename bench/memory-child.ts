@@ -54,6 +54,7 @@ class CannedTransport {
       rid: `${req.sessionId}:${req.turn ?? 0}`,
       text: null,
       maxNewTokens: null,
+      cappedBy: null,
       attempts: 1,
     };
   }

@@ -61,6 +61,14 @@ export interface ModelResponse {
   usage: Usage;
   tokens: TurnTokens | null;
   weightVersion?: string | null;
+  /** The `max_new_tokens` the turn was sent with and which limit set it (token clients only). */
+  tokenBudget?: TokenBudget;
+}
+
+export interface TokenBudget {
+  maxNewTokens: number | null;
+  /** null: no limit anywhere, so the engine's own default applied. */
+  cappedBy: "requested" | "context_length" | "max_response_length" | null;
 }
 
 export interface Client {

@@ -178,6 +178,7 @@ export class TrainClient implements Client {
       },
       tokens: { ...prompt, completionIds: result.outputIds, completionLogprobs: result.logprobs },
       weightVersion: result.weightVersion,
+      tokenBudget: { maxNewTokens: result.maxNewTokens, cappedBy: result.cappedBy },
     };
   }
 

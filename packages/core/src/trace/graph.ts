@@ -10,7 +10,7 @@
  * The graph only records: how a prompt is built (bridge or full render) is the client's
  * business, which alone knows every input the prompt depends on.
  */
-import type { ModelResponse } from "../clients/client.ts";
+import type { ModelResponse, TokenBudget } from "../clients/client.ts";
 import type { FinishReason, Message } from "../types.ts";
 import { messageHash } from "./hash.ts";
 
@@ -26,6 +26,7 @@ export interface GraphNode {
   logprobs?: number[];
   finishReason?: FinishReason;
   weightVersion?: string | null;
+  tokenBudget?: TokenBudget;
 }
 
 export interface TurnPlan {
@@ -124,6 +125,7 @@ export class MessageGraph {
       finishReason: response.finishReason,
     };
     if (response.weightVersion !== undefined) reply.weightVersion = response.weightVersion;
+    if (response.tokenBudget !== undefined) reply.tokenBudget = response.tokenBudget;
     if (tokens) {
       // The generation prompt (e.g. `<|im_start|>assistant\n`) is scaffold the model did not
       // sample, so it rides on the reply node with mask false.

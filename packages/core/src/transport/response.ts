@@ -14,7 +14,7 @@ type Meta = Record<string, unknown>;
 export function parseGenerateBody(
   body: unknown,
   rid: string,
-): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens"> {
+): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens" | "cappedBy"> {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw shape(`expected a JSON object, got ${Array.isArray(body) ? "an array" : typeof body}`);
   }

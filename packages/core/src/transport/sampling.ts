@@ -6,7 +6,7 @@
  * the text faithful to the ids, and `n: 1` because one request must be one abortable sample.
  */
 import { OverlongPromptError } from "./errors.ts";
-import type { SamplingInput } from "./types.ts";
+import type { SamplingInput, TokenCap } from "./types.ts";
 
 const RENAMES: Record<string, string> = {
   max_tokens: "max_new_tokens",
@@ -115,6 +115,24 @@ export function capMaxNewTokens(
     );
   }
   return budget;
+}
+
+/**
+ * Which limit set the budget `capMaxNewTokens` returned (the smallest wins; the request first
+ * on a tie), or null when none was set and the server's own default applies.
+ */
+export function budgetCap(
+  requested: number | undefined,
+  promptLen: number,
+  limits: BudgetLimits,
+  budget: number | null,
+): TokenCap | null {
+  if (budget === null) return null;
+  if (requested === budget) return "requested";
+  if (limits.maxResponseLength === budget) return "max_response_length";
+  if (limits.contextLength !== undefined && limits.contextLength - promptLen === budget)
+    return "context_length";
+  return null;
 }
 
 /** The requested budget under either name (native wins, as the server would see it last). */

@@ -20,13 +20,14 @@ import {
   sleep,
 } from "./retry.ts";
 import { LiveRids, newRid } from "./rids.ts";
-import { buildSamplingParams, capMaxNewTokens, requestedMaxTokens } from "./sampling.ts";
+import { budgetCap, buildSamplingParams, capMaxNewTokens, requestedMaxTokens } from "./sampling.ts";
 import { SessionTable } from "./sessions.ts";
 import type {
   GenerateRequest,
   GenerateResult,
   RoutingPolicy,
   SglangTransportOptions,
+  TokenCap,
   TransportStats,
 } from "./types.ts";
 import { parseWorkerList, WORKER_LIST_PATHS } from "./workers.ts";
@@ -68,6 +69,8 @@ export class SglangTransport {
   private readonly workerPools = new Map<string, Pool>();
   private workerCache: { at: number; urls: string[] } | null = null;
   private closed = false;
+  /** The server's context length, asked once when no limit is configured (null: unknown). */
+  private learnedContext: number | null | undefined;
 
   constructor(opts: SglangTransportOptions) {
     this.opts = opts;
@@ -98,6 +101,7 @@ export class SglangTransport {
     headers: Record<string, string>;
     rid: string;
     maxNewTokens: number | null;
+    cappedBy: TokenCap | null;
   } {
     const promptLen = req.inputIds.length;
     if (promptLen === 0) throw new ProviderError("inputIds is empty", { statusCode: 400 });
@@ -108,10 +112,13 @@ export class SglangTransport {
         this.maxPromptLength,
       );
     }
-    const maxNewTokens = capMaxNewTokens(requestedMaxTokens(req.sampling), promptLen, {
-      contextLength: this.opts.contextLength,
+    const requested = requestedMaxTokens(req.sampling);
+    const limits = {
+      contextLength: this.opts.contextLength ?? this.learnedContext ?? undefined,
       maxResponseLength: this.opts.maxResponseLength,
-    });
+    };
+    const maxNewTokens = capMaxNewTokens(requested, promptLen, limits);
+    const cappedBy = budgetCap(requested, promptLen, limits, maxNewTokens);
     const rid = req.rid ?? newRid(req.sessionId, turn);
     const body: Record<string, unknown> = {
       input_ids: req.inputIds,
@@ -131,7 +138,7 @@ export class SglangTransport {
     const headers = this.keyed
       ? { ...this.baseHeaders, "x-smg-routing-key": req.sessionId }
       : this.baseHeaders;
-    return { body, headers, rid, maxNewTokens };
+    return { body, headers, rid, maxNewTokens, cappedBy };
   }
 
   /** One turn: send, retry transient failures, return sampled ids + logprobs. */
@@ -142,6 +149,14 @@ export class SglangTransport {
         `routing policy ${this.opts.routingPolicy} needs a sessionId for X-SMG-Routing-Key`,
       );
     }
+    // SGLang's default `max_new_tokens` is 128, which silently truncates most agent turns; with
+    // no budget anywhere, a turn may use the context left, so the context length is needed.
+    const unbounded =
+      requestedMaxTokens(req.sampling) === undefined &&
+      this.opts.contextLength === undefined &&
+      this.opts.maxResponseLength === undefined;
+    if (unbounded && this.learnedContext === undefined)
+      this.learnedContext = await this.serverContextLength();
     const counted = this.sessions.nextTurn(req.sessionId);
     const first = counted.first;
     const turn = req.turn ?? counted.turn;
@@ -179,6 +194,7 @@ export class SglangTransport {
           clientLatency: (performance.now() - started) / 1000,
           attempts: attempt,
           maxNewTokens: built.maxNewTokens,
+          cappedBy: built.cappedBy,
         };
       } catch (caught) {
         this.live.delete(req.sessionId, rid);
@@ -218,7 +234,7 @@ export class SglangTransport {
   private readReply(
     reply: HttpReply,
     rid: string,
-  ): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens"> {
+  ): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens" | "cappedBy"> {
     if (reply.status !== 200) {
       const message = errorMessage(reply.text);
       // SGLang rejects a prompt longer than the model context with a 400 ValueError.
@@ -272,6 +288,24 @@ export class SglangTransport {
   /** Aborts everything on every worker (between training steps, before a weight update). */
   async abortAll(): Promise<void> {
     await this.broadcastAbort({ rid: "", abort_all: true });
+  }
+
+  /** `max_model_len` from the server's `/v1/models` (SGLang, routers and the stand-ins). */
+  private async serverContextLength(): Promise<number | null> {
+    try {
+      const reply = await exchange(this.adminPool, {
+        method: "GET",
+        path: `${this.prefix}/v1/models`,
+        headers: this.baseHeaders,
+        timeoutMs: ADMIN_TIMEOUT_MS,
+      });
+      if (reply.status !== 200) return null;
+      const len = (JSON.parse(reply.text) as { data?: { max_model_len?: unknown }[] }).data?.[0]
+        ?.max_model_len;
+      return typeof len === "number" && len > 0 ? len : null;
+    } catch {
+      return null;
+    }
   }
 
   /**

@@ -106,6 +106,9 @@ export interface GenerateRequest {
 
 export type GenerateFinishReason = "stop" | "length" | "abort";
 
+/** What set a turn's `max_new_tokens`: the request, the context left, or `maxResponseLength`. */
+export type TokenCap = "requested" | "context_length" | "max_response_length";
+
 export interface GenerateResult {
   /** Sampled ids, from `meta_info.output_token_logprobs` (covers the terminating token). */
   outputIds: number[];
@@ -131,6 +134,8 @@ export interface GenerateResult {
   text: string | null;
   /** The `max_new_tokens` that was sent after capping. */
   maxNewTokens: number | null;
+  /** Which limit set `maxNewTokens` (null: none, the server default applied). */
+  cappedBy: TokenCap | null;
   /** HTTP attempts made (1 = no retry). */
   attempts: number;
 }
