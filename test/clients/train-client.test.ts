@@ -9,6 +9,7 @@ import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import type { Message, Tool } from "../../packages/core/src/types.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import { untilStarted } from "../engine/wait.ts";
 
 const TOOLS: Tool[] = [
   {
@@ -127,7 +128,8 @@ test("an engine abort becomes a typed error, never an empty reply", async () => 
       sessionId: "abort-me",
       turn: 0,
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // Aborts act on live rids only (as SGLang): wait until the engine has the request.
+    await untilStarted(slow, 1);
     await c.abort("abort-me");
     await assert.rejects(
       pending,
