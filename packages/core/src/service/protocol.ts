@@ -45,6 +45,17 @@ export const RolloutRequestSchema = z.strictObject({
   reward_key: z.string().min(1).nullable().default(null),
   /** Multi-branch traces become compact rollouts instead of an error. */
   compact: z.boolean().default(false),
+  /**
+   * Run exactly these groups, in this order, instead of drawing from the service's cursor: the
+   * client owns the task cursor (several replicas behind one trainer). Train: `slot` is the
+   * running index that seeds the group; eval: the task index again. The service's cursor is
+   * neither read nor saved, and `count` / `cursor` are ignored.
+   */
+  tasks: z
+    .array(z.strictObject({ task: int.min(0), slot: int.min(0) }))
+    .min(1)
+    .max(1_000_000)
+    .optional(),
   cursor: z
     .strictObject({
       /** "start": a new step (restore the state after step rollout_id − 1); "continue": a refill of this step. */

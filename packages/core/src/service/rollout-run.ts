@@ -79,6 +79,7 @@ export async function runRollout(
 ): Promise<SummaryLine> {
   const started = performance.now();
   const train = !req.evaluation;
+  const given = req.tasks ?? null;
   const controller = new AbortController();
   // Every group and rollout of the request listens on this one signal.
   setMaxListeners(0, controller.signal);
@@ -90,7 +91,7 @@ export async function runRollout(
   const info = deps.env.info;
   let cursor: TaskCursor | null = null;
   let counter: SampleCounter;
-  if (train) {
+  if (train && given === null) {
     cursor = await deps.cursors.open(req.rollout_id, req.cursor.mode, {
       tasksetId: info.tasksetId,
       numTasks: info.numTasks,
@@ -105,7 +106,7 @@ export async function runRollout(
   } else {
     counter = new SampleCounter();
   }
-  const total = train ? (req.count ?? 0) : info.numEvalTasks;
+  const total = given ? given.length : train ? (req.count ?? 0) : info.numEvalTasks;
   const summary: SummaryLine = {
     type: "summary",
     rollout_id: req.rollout_id,
@@ -179,7 +180,7 @@ export async function runRollout(
   const worker = async () => {
     while (!signal.aborted && launched < total) {
       const seq = launched++;
-      await runOne(seq, cursor ? cursor.take() : { task: seq, slot: seq });
+      await runOne(seq, given ? given[seq] : cursor ? cursor.take() : { task: seq, slot: seq });
     }
   };
 

@@ -107,8 +107,15 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     const parsed = RolloutRequestSchema.safeParse(await readJson(req, bodyLimit));
     if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error));
     const body: RolloutRequest = parsed.data;
-    if (!body.evaluation && body.count === undefined)
-      throw new HttpError(400, "count: required for train requests");
+    if (!body.evaluation && body.count === undefined && body.tasks === undefined)
+      throw new HttpError(400, "count: required for train requests (or tasks)");
+    const limit = body.evaluation ? opts.env.info.numEvalTasks : opts.env.info.numTasks;
+    const bad = body.tasks?.findIndex((t) => t.task >= limit) ?? -1;
+    if (bad >= 0)
+      throw new HttpError(
+        400,
+        `tasks.${bad}.task: ${body.tasks?.[bad]?.task} is out of range (${limit} ${body.evaluation ? "eval" : "train"} tasks)`,
+      );
     const entry: ActiveRequest = {
       rolloutId: body.rollout_id,
       evaluation: body.evaluation,
@@ -134,15 +141,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         res.write(`${JSON.stringify(line)}\n`, (err) => resolve(!err && !res.destroyed));
       });
     const ledger: RequestLedger = { cursor: null, written: [] };
-    if (body.request_id !== undefined && !body.evaluation) {
+    // Given tasks: the client owns the cursor, so nothing of this request is releasable here.
+    const ownCursor = !body.evaluation && body.tasks === undefined;
+    if (body.request_id !== undefined && ownCursor) {
       ledgers.set(body.request_id, { entry, ledger });
       if (ledgers.size > LEDGER_CAPACITY) ledgers.delete(ledgers.keys().next().value as string);
     }
     const run = () => runRollout(body, deps, write, entry.controller.signal, ledger);
     try {
-      const task = body.evaluation ? run() : trainChain.then(run);
+      const task = ownCursor ? trainChain.then(run) : run();
       entry.done = task.catch(() => {});
-      if (!body.evaluation) trainChain = entry.done;
+      if (ownCursor) trainChain = entry.done;
       const summary = await task;
       log(
         `rollout ${body.rollout_id}${body.evaluation ? " (eval)" : ""}: ${summary.delivered}/${summary.requested} ` +
@@ -155,7 +164,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         type: "summary",
         rollout_id: body.rollout_id,
         evaluation: body.evaluation,
-        requested: body.evaluation ? 0 : (body.count ?? 0),
+        requested: body.tasks?.length ?? (body.evaluation ? 0 : (body.count ?? 0)),
         delivered: 0,
         aborted: 0,
         dropped: {},
