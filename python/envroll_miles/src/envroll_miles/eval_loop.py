@@ -50,29 +50,37 @@ def _check_key(sample: Any, key: str | None) -> None:
 
 
 async def collect_eval(args: Any, client: ServiceClient, types: Any, rollout_id: int, name: str):
-    key = settings.reward_key(args, True)
     stream = client.open_rollout(settings.rollout_request(args, rollout_id, True, None, "start"))
-    by_task: dict[int, list] = {}
-    drops: Counter = Counter()
-    errors: list[str] = []
+    lines: list[dict] = []
     try:
         while (line := await stream.next_group()) is not None:
-            if line.get("drop_reason") == "episode_error":
-                drops["episode_error"] += 1
-                errors.append(line.get("error") or "episode error")
-                continue
-            group = [element_from_wire(e, types.Sample, types.Status) for e in line["group"]]
-            refused = refusal(group)
-            if refused:
-                raise RuntimeError(f"envroll_miles: eval {rollout_id}: {refused}")
-            await hooks.apply_rewards(args, group)
-            by_task[int(line["task_index"])] = group
+            lines.append(line)
     finally:
         stream.close()
     summary = stream.summary
     if summary is None or summary.get("error"):
         reason = summary.get("error") if summary else "the stream closed early"
         raise RuntimeError(f"envroll_miles: eval {rollout_id} failed: {reason}")
+    return await eval_output(args, types, rollout_id, name, lines)
+
+
+async def eval_output(args: Any, types: Any, rollout_id: int, name: str, lines: list[dict]):
+    """Every eval task's group line (from one service or several replicas) → Miles' eval data."""
+    key = settings.reward_key(args, True)
+    by_task: dict[int, list] = {}
+    drops: Counter = Counter()
+    errors: list[str] = []
+    for line in lines:
+        if line.get("drop_reason") == "episode_error":
+            drops["episode_error"] += 1
+            errors.append(line.get("error") or "episode error")
+            continue
+        group = [element_from_wire(e, types.Sample, types.Status) for e in line["group"]]
+        refused = refusal(group)
+        if refused:
+            raise RuntimeError(f"envroll_miles: eval {rollout_id}: {refused}")
+        await hooks.apply_rewards(args, group)
+        by_task[int(line["task_index"])] = group
     groups = [by_task[t] for t in sorted(by_task)]
     # A compact rollout counts once in eval: its last branch carries the final answer.
     rollouts = [e[-1] if isinstance(e, list) else e for g in groups for e in g]

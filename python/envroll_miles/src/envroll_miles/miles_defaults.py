@@ -82,6 +82,10 @@ MILES_DEFAULTS: dict[str, Any] = {
     "envroll_eval_config": None,
     "envroll_compact_rollouts": False,
     "envroll_keep_failed_groups": False,
+    "envroll_replicas": None,
+    "envroll_replica_concurrency": None,
+    "envroll_replica_cpus": None,
+    "envroll_health_timeout": None,
 }
 
 

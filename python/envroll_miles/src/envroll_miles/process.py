@@ -46,8 +46,12 @@ class ServiceProcess:
         state_dir: str | None = None,
         eval_config: str | None = None,
         startup_timeout: float = 180.0,
+        host: str = "127.0.0.1",
+        token: str | None = None,
     ):
-        cmd = [*serve_command(), "serve", str(config), "--host", "127.0.0.1", "--port", "0"]
+        cmd = [*serve_command(), "serve", str(config), "--host", host, "--port", "0"]
+        if token:
+            cmd += ["--token", token]
         if state_dir:
             cmd += ["--state-dir", str(state_dir)]
         if eval_config:
@@ -66,7 +70,7 @@ class ServiceProcess:
         self.url = self._await_url(startup_timeout)
         # Keep draining stdout so the child never blocks on a full pipe.
         threading.Thread(target=self._forward, daemon=True).start()
-        self.client = ServiceClient(self.url)
+        self.client = ServiceClient(self.url, token=token)
         self.client.wait_healthy(startup_timeout, process=self._proc)
         atexit.register(self.stop)
 
@@ -98,6 +102,13 @@ class ServiceProcess:
         assert self._proc.stdout is not None
         for line in self._proc.stdout:
             sys.stderr.write(f"[envroll serve] {line}")
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
 
     def stop(self, timeout: float = 15.0) -> None:
         if self._proc.poll() is None:

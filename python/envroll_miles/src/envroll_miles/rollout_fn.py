@@ -18,8 +18,13 @@ from . import validation
 from .dump import dump_eval, dump_train
 from .eval_loop import collect_eval
 from .miles_types import load_types
+from .pool import ReplicaPool
 from .process import ServiceProcess
+from .replicas import make_replicas, url_replicas
 from .service import ServiceClient
+from .settings import concurrency
+from .sharded import collect_eval_sharded, collect_train_sharded
+from .task_cursor import CursorStore
 from .train_loop import collect_train
 
 OPTIONS = [
@@ -28,6 +33,10 @@ OPTIONS = [
     ("--envroll-url", dict(type=str, default=None, help="a running envroll rollout service (fallback: ENVROLL_URL)")),
     ("--envroll-dump-dir", dict(type=str, default=None, help="write every batch as JSON here (fallback: ENVROLL_DUMP_DIR)")),
     ("--envroll-state-dir", dict(type=str, default=None, help="task-cursor state (fallback: ENVROLL_STATE_DIR; default: <save>/envroll_state)")),
+    ("--envroll-replicas", dict(type=int, default=None, help="run K rollout-service replicas: Ray actors when Ray is initialised, else local processes (fallback: ENVROLL_REPLICAS)")),
+    ("--envroll-replica-concurrency", dict(type=int, default=None, help="rollouts in flight per replica (default: Miles' concurrency / K; fallback: ENVROLL_REPLICA_CONCURRENCY)")),
+    ("--envroll-replica-cpus", dict(type=float, default=None, help="CPUs each Ray replica actor reserves (default 1; fallback: ENVROLL_REPLICA_CPUS)")),
+    ("--envroll-health-timeout", dict(type=float, default=None, help="seconds without /health before a busy replica counts as hung (default 30; fallback: ENVROLL_HEALTH_TIMEOUT)")),
     ("--envroll-compact-rollouts", dict(action="store_true", default=False, help="train multi-branch traces as compact rollouts (fallback: ENVROLL_COMPACT_ROLLOUTS=1)")),
     ("--envroll-keep-failed-groups", dict(action="store_true", default=False, help="keep groups with errored traces (fallback: ENVROLL_KEEP_FAILED_GROUPS=1)")),
 ]
@@ -63,9 +72,14 @@ class EnvrollRolloutFn:
         self.types = load_types()
         validation.check(validation.miles_problems(self.args))
         self.process: ServiceProcess | None = None
+        self.pool: ReplicaPool | None = None
         url = _opt(self.args, "envroll_url", "ENVROLL_URL")
         token = os.environ.get("ENVROLL_TOKEN")
-        if url:
+        urls = [u.strip() for u in (url or "").split(",") if u.strip()]
+        replicas = _opt(self.args, "envroll_replicas", "ENVROLL_REPLICAS")
+        if len(urls) > 1 or replicas is not None:
+            self._start_pool(urls, token, replicas)
+        elif url:
             self.client = ServiceClient(url, token=token)
             self.client.wait_healthy(60.0)
         else:
@@ -83,17 +97,63 @@ class EnvrollRolloutFn:
             raise
         self.eval_name = getattr(self.args, "envroll_eval_name", None) or self.info.get("taskset_id") or "envroll"
 
+    def _start_pool(self, urls: list[str], token: str | None, replicas: Any) -> None:
+        """Several services behind this one trainer; the cursor is then kept here (task_cursor.py)."""
+        args = self.args
+        if urls and replicas is not None:
+            validation.check([("replicas_and_urls", "envroll_miles: --envroll-replicas starts services; with --envroll-url (several) give one or the other")])
+        if urls:
+            made = url_replicas(urls, token)
+        else:
+            count = int(replicas)
+            if count < 1:
+                validation.check([("replicas", f"envroll_miles: --envroll-replicas must be ≥ 1, got {count}")])
+            config = _opt(args, "envroll_config", "ENVROLL_CONFIG")
+            if not config:
+                validation.check([("no_config", validation.MESSAGES["no_config"])])
+            cpus = float(_opt(args, "envroll_replica_cpus", "ENVROLL_REPLICA_CPUS") or 1)
+            made = make_replicas(count, config, _opt(args, "envroll_eval_config", "ENVROLL_EVAL_CONFIG"), cpus)
+        per = _opt(args, "envroll_replica_concurrency", "ENVROLL_REPLICA_CONCURRENCY")
+        self.per_replica = int(per) if per else max(1, -(-concurrency(args) // len(made)))
+        n = int(getattr(args, "n_samples_per_prompt", None) or 1)
+        health = float(_opt(args, "envroll_health_timeout", "ENVROLL_HEALTH_TIMEOUT") or 30.0)
+        self.pool = ReplicaPool(made, max(1, self.per_replica // n), health_timeout=health)
+        self.store = CursorStore(state_dir(args))
+        self.client = self.pool.client
+        infos = [r.client.info() for r in made]
+        for r, other in zip(made[1:], infos[1:]):
+            if (other.get("taskset_id"), other.get("num_tasks")) != (infos[0].get("taskset_id"), infos[0].get("num_tasks")):
+                self.pool.stop()
+                raise validation.EnvrollConfigError([("replicas_differ", 
+                    f"envroll_miles: replica {r.name} serves {other.get('taskset_id')} ({other.get('num_tasks')} tasks), "
+                    f"the first one {infos[0].get('taskset_id')} ({infos[0].get('num_tasks')} tasks)"
+                )])
+
     async def __call__(self, input: Any) -> Any:
         await _configure_dumper(self.args)
+        pool = self.pool
         if getattr(input, "evaluation", False):
-            data, metrics = await collect_eval(self.args, self.client, self.types, input.rollout_id, self.eval_name)
+            if pool is not None:
+                data, metrics = await collect_eval_sharded(
+                    self.args, pool, self.info, self.types, input.rollout_id, self.eval_name, self.per_replica
+                )
+            else:
+                data, metrics = await collect_eval(self.args, self.client, self.types, input.rollout_id, self.eval_name)
             dump_eval(self.args, input.rollout_id, data, metrics)
             return self.types.EvalOutput(data=data, metrics=metrics)
-        groups, metrics = await collect_train(self.args, self.client, self.types, input.rollout_id, self.data_source)
+        if pool is not None:
+            groups, metrics = await collect_train_sharded(
+                self.args, pool, self.store, self.info, self.types, input.rollout_id, self.data_source, self.per_replica
+            )
+        else:
+            groups, metrics = await collect_train(self.args, self.client, self.types, input.rollout_id, self.data_source)
         dump_train(self.args, input.rollout_id, groups, metrics)
         return self.types.TrainOutput(samples=groups, metrics=metrics)
 
     def dispose(self) -> None:
+        if self.pool is not None:
+            self.pool.stop()
+            self.pool = None
         if self.process is not None:
             self.process.stop()
             self.process = None

@@ -96,8 +96,8 @@ class ServiceClient:
         conn.request(method, path, body=data, headers=self._headers())
         return conn, conn.getresponse()
 
-    def _json(self, method: str, path: str, body: Any = None) -> Any:
-        conn, response = self._request(method, path, body)
+    def _json(self, method: str, path: str, body: Any = None, timeout: float = 30.0) -> Any:
+        conn, response = self._request(method, path, body, timeout=timeout)
         try:
             text = response.read().decode()
         finally:
@@ -107,9 +107,9 @@ class ServiceClient:
             raise ServiceError(response.status, payload.get("error", text) if isinstance(payload, dict) else text)
         return payload
 
-    def health(self) -> bool:
+    def health(self, timeout: float = 30.0) -> bool:
         try:
-            return self._json("GET", "/health").get("status") == "ok"
+            return self._json("GET", "/health", timeout=timeout).get("status") == "ok"
         except (OSError, ServiceError, ValueError, http.client.HTTPException):
             return False
 
