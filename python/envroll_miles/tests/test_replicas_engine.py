@@ -1,0 +1,86 @@
+"""Three rollout-service replicas against the built-in engine: local processes always, Ray actors
+when ``ray`` is importable (``pip install -e 'python/envroll_miles[ray]'``).
+
+Each checks a train step and an eval, and a replica killed mid-step: the step still completes
+with every task exactly once, and the replica is back for the next step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+from conftest import needs_node
+from helpers import assert_batch, evaluate, task_indices, train
+
+from envroll_miles.miles_types import load_types
+
+pytestmark = needs_node
+
+try:
+    import ray
+except ImportError:  # pragma: no cover - depends on the environment
+    ray = None
+
+SETTINGS = dict(
+    envroll_replicas=3, envroll_replica_concurrency=4, rollout_batch_size=6, n_samples_per_prompt=2,
+    n_samples_per_eval_prompt=2, num_tasks=6,
+)  # fmt: skip
+
+
+def _step_with_kill(fn, rollout_id: int, kill) -> object:
+    types = load_types()
+
+    async def run():
+        step = asyncio.ensure_future(fn(types.TrainInput(rollout_id=rollout_id)))
+        slot = fn.pool.slots[1]
+        while slot.in_flight == 0 and not step.done():
+            await asyncio.sleep(0.005)
+        kill(slot.replica)
+        out = await step
+        await fn.pool.wait_restarts(120.0)
+        return out
+
+    return asyncio.run(run())
+
+
+def _check(fn, kill) -> None:
+    step0 = train(fn, 0)
+    assert_batch(step0.samples, 6, 2)
+    assert task_indices(step0.samples) == [0, 1, 2, 3, 4, 5]
+    assert sum(step0.metrics[f"envroll/replica/{i}/groups"] for i in range(3)) == 6
+    assert min(step0.metrics[f"envroll/replica/{i}/groups"] for i in range(3)) >= 1
+    out = evaluate(fn, 0)
+    (data,) = out.data.values()
+    assert len(data["samples"]) == 2 * fn.info["num_eval_tasks"]
+    step1 = _step_with_kill(fn, 1, kill)
+    assert task_indices(step1.samples) == [0, 1, 2, 3, 4, 5]  # epoch 1: each task once more
+    assert step1.metrics["envroll/replica/1/faults"] == 1.0
+    assert fn.pool.slots[1].alive
+    step2 = train(fn, 2)
+    assert task_indices(step2.samples) == [0, 1, 2, 3, 4, 5]
+
+
+def test_three_local_replicas_train_eval_and_survive_a_kill(real_service):
+    fn, _ = real_service(**SETTINGS)
+    assert type(fn.pool.slots[0].replica).__name__ == "LocalReplica"
+    _check(fn, lambda r: os.killpg(r.process.pid, signal.SIGKILL))
+
+
+@pytest.fixture
+def ray_cluster():
+    if ray is None:
+        pytest.skip("ray is not importable: pip install -e 'python/envroll_miles[ray]' to run the Ray replica test")
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster, real_service):
+    fn, _ = real_service(**SETTINGS, envroll_replica_cpus=1)
+    assert type(fn.pool.slots[0].replica).__name__ == "RayReplica"
+    # Three actors of one CPU each fill the three-CPU cluster: all are placed, one per CPU.
+    assert ray.available_resources().get("CPU", 0) == 0
+    _check(fn, lambda r: os.kill(ray.get(r.actor.pid.remote()), signal.SIGKILL))
