@@ -23,6 +23,8 @@ const VENV_PYTHON = join(VENV, "bin", "python");
 const STAMP = join(VENV, ".envroll-py-env");
 const BASE_PYTHON = process.env.ENVROLL_PYTHON || "python3";
 const PACKAGES = ["python/envroll_engine", "python/envroll_miles"];
+/** Optional extras installed with a package (ray: the Ray-actor replica test runs instead of skipping). */
+const EXTRAS = { "python/envroll_miles": "[ray]" };
 const REQUIREMENTS = "scripts/py-test-requirements.txt";
 /** What the venv's content depends on; a change to any of them reinstalls. */
 const INPUTS = [...PACKAGES.map((p) => `${p}/pyproject.toml`), REQUIREMENTS];
@@ -85,7 +87,7 @@ function ensure() {
   rmSync(STAMP, { force: true });
   const pip = [
     ...["-m", "pip", "install", "-q", "--disable-pip-version-check"],
-    ...PACKAGES.flatMap((p) => ["-e", p]),
+    ...PACKAGES.flatMap((p) => ["-e", `${p}${EXTRAS[p] ?? ""}`]),
     ...["-r", REQUIREMENTS],
   ];
   // pip retries an unreachable index 5 times with back-off, per package: ~5 min offline (a local
