@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from . import hooks, prefill, settings
+from . import settings
 from .eval_loop import eval_output
-from .metrics import drop_metrics, sample_metrics, with_upstream_names
 from .pool import ReplicaPool, Work
 from .task_cursor import CursorStore, Taken
-from .train_loop import MAX_IDLE_REQUESTS, _Step
+from .train_loop import MAX_IDLE_REQUESTS, _Step, finish_step
 
 
 class _Numbering:
@@ -94,26 +93,11 @@ async def collect_train_sharded(args: Any, pool: ReplicaPool, store: CursorStore
             if s not in judged:
                 cursor.give_back(Taken(work.task, work.slot))
         await asyncio.to_thread(store.save, cursor)
-    kept = step.kept
-    hooks.run_sample_filter(args, kept)
-    hooks.run_all_samples_hook(args, step.all_groups, data_source)
-    rescored = await asyncio.to_thread(prefill.recompute, args, [s for g in kept for s in _flat(g)])
-    reward_key = getattr(args, "reward_key", None)
-    metrics = with_upstream_names(sample_metrics(step.all_groups, reward_key))
-    metrics["envroll/kept_reward_mean"] = sample_metrics(kept, reward_key).get("envroll/reward_mean", 0.0)
-    metrics.update(drop_metrics(step.drops))
-    metrics["envroll/groups_delivered"] = float(step.delivered)
-    metrics["envroll/requests"] = float(rounds)
+    kept, metrics = await finish_step(step, data_source, rounds)
     metrics["envroll/groups_reissued"] = float(dispatch.reissued)
     metrics["envroll/groups_fenced"] = float(dispatch.fenced)
     metrics.update(pool.metrics())
-    if prefill.enabled(args):
-        metrics["envroll/prefill_rescored_samples"] = float(rescored)
     return kept, metrics
-
-
-def _flat(group: list) -> list:
-    return [s for e in group for s in (e if isinstance(e, list) else [e])]
 
 
 async def collect_eval_sharded(args: Any, pool: ReplicaPool, info: dict, types: Any, rollout_id: int,

@@ -133,8 +133,13 @@ async def collect_train(args: Any, client: ServiceClient, types: Any, rollout_id
                 f"envroll_miles: step {rollout_id} kept no group in {idle} consecutive requests "
                 f"(drops: {dict(step.drops)}); check the environment, the engine and the filter"
             )
-    kept = step.kept
-    kept.sort(key=_first_index)
+    step.kept.sort(key=_first_index)
+    return await finish_step(step, data_source, requests)
+
+
+async def finish_step(step: _Step, data_source: Any, requests: int) -> tuple[list, dict]:
+    """The kept batch after Miles' hooks and prefill recompute, with the step's metrics."""
+    args, kept = step.args, step.kept
     hooks.run_sample_filter(args, kept)
     hooks.run_all_samples_hook(args, step.all_groups, data_source)
     rescored = await asyncio.to_thread(prefill.recompute, args, [s for g in kept for s in flatten(g)])
