@@ -10,12 +10,14 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 from collections import Counter
 
-from conftest import needs_node
+from conftest import REPO, needs_node
 from helpers import assert_batch, task_indices, train
 
 from envroll_miles.miles_types import load_types
+from envroll_miles.task_cursor import epoch_order
 
 pytestmark = needs_node
 
@@ -123,3 +125,15 @@ def test_eval_is_sharded_over_replicas(fake_service):
     assert len({s.index for s in data["samples"]}) == 10
     name = next(iter(out.data))
     assert sum(out.metrics[f"envroll/eval/{name}/replica/{i}/groups"] for i in range(2)) == 5
+
+
+def test_the_python_cursor_permutes_tasks_exactly_as_the_service_does(tmp_path):
+    # The trainer's cursor and the service's read each other's cursor-<step>.json files.
+    cases = [(10, 42, 0), (7, 3, 5), (100, 0, 2)]
+    script = tmp_path / "orders.ts"
+    script.write_text(
+        f'import {{ epochOrder }} from "{REPO / "packages" / "core" / "src" / "service" / "cursor.ts"}";\n'
+        f"console.log(JSON.stringify({json.dumps(cases)}.map(([n, s, e]) => epochOrder(n, true, s, e))));\n"
+    )
+    out = subprocess.run(["node", "--import", "tsx", str(script)], cwd=REPO, capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [epoch_order(n, True, s, e) for n, s, e in cases]
