@@ -102,3 +102,46 @@ test("EvalClient maps overlong prompts to OverlongPromptError and aborts on sign
     await provider.close();
   }
 });
+
+test("EvalClient retries a 429 (honouring Retry-After) and a 503 instead of failing the rollout", async () => {
+  let n = 0;
+  const provider = await startProvider(() => {
+    n++;
+    if (n === 1)
+      return { status: 429, json: { error: { message: "slow down" } }, headers: { "retry-after": "0" } };
+    if (n === 2) return { status: 503, json: { error: { message: "overloaded" } } };
+    return { json: completion({ content: "ok" }) };
+  });
+  try {
+    const client = new EvalClient({ baseUrl: provider.baseUrl, model: "m", retry: { baseDelayMs: 1 } });
+    const r = await client.getResponse({
+      messages: [{ role: "user", content: "q" }],
+      tools: [],
+      sampling: {},
+      sessionId: "s",
+      turn: 0,
+    });
+    assert.equal(r.message.content, "ok");
+    assert.equal(provider.requests.length, 3);
+    // A request that is wrong is not repeated.
+    n = 100;
+    const bad = await startProvider(() => ({ status: 400, json: { error: { message: "bad key" } } }));
+    const c2 = new EvalClient({ baseUrl: bad.baseUrl, model: "m", retry: { baseDelayMs: 1 } });
+    await assert.rejects(
+      c2.getResponse({
+        messages: [{ role: "user", content: "q" }],
+        tools: [],
+        sampling: {},
+        sessionId: "s",
+        turn: 0,
+      }),
+      /400/,
+    );
+    assert.equal(bad.requests.length, 1);
+    await bad.close();
+    await client.close();
+    await c2.close();
+  } finally {
+    await provider.close();
+  }
+});

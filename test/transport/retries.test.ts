@@ -14,6 +14,7 @@ import {
   type RetryOptions,
   SglangTransport,
 } from "../../packages/core/src/transport/index.ts";
+import { backoffDelayMs, resolveRetry } from "../../packages/core/src/transport/retry.ts";
 import { type Step, startScripted } from "./scripted-server.ts";
 
 const FAST: RetryOptions = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5 };
@@ -171,4 +172,19 @@ test("close() during a generation fails it once, without retrying against the de
   } finally {
     await server.close();
   }
+});
+
+test("Retry-After is honoured up to a configurable cap (default 60 s), not the 5 s backoff cap", () => {
+  const err = (after: string) =>
+    new ProviderHttpError("/generate returned 429: busy", { statusCode: 429, retryAfter: after });
+  const none = () => 0;
+  assert.equal(backoffDelayMs(1, resolveRetry({}), err("30"), none), 30_000);
+  assert.equal(backoffDelayMs(1, resolveRetry({}), err("600"), none), 60_000);
+  assert.equal(backoffDelayMs(1, resolveRetry({ retryAfterCapMs: 10_000 }), err("30"), none), 10_000);
+  // An HTTP date is a Retry-After too.
+  const inTwenty = new Date(Date.now() + 20_000).toUTCString();
+  const d = backoffDelayMs(1, resolveRetry({}), err(inTwenty), none);
+  assert.ok(d > 15_000 && d <= 20_000, `date: ${d}`);
+  // Without one, the exponential backoff keeps its own cap.
+  assert.ok(backoffDelayMs(20, resolveRetry({}), err(""), () => 1) <= 5_000);
 });

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type ProviderReply =
-  | { status?: number; json: unknown; delayMs?: number }
+  | { status?: number; json: unknown; delayMs?: number; headers?: Record<string, string> }
   | { status?: number; text: string }
   | { destroy: true };
 
@@ -28,7 +28,8 @@ export async function startProvider(handler: (body: any) => ProviderReply): Prom
       if ("destroy" in reply) return void req.socket.destroy();
       if ("delayMs" in reply && reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (res.destroyed) return;
-      res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+      const extra = "headers" in reply ? reply.headers : undefined;
+      res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...extra });
       res.end("json" in reply ? JSON.stringify(reply.json) : reply.text);
     });
   });

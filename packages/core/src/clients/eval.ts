@@ -15,6 +15,8 @@ import {
   RequestCancelledError,
 } from "../errors.ts";
 import { messagesFromWire, messageToWire, toolToWire } from "../interception/wire.ts";
+import { type ResolvedRetry, resolveRetry, withRetries } from "../transport/retry.ts";
+import type { RetryOptions } from "../transport/types.ts";
 import type { FinishReason } from "../types.ts";
 import type { Client, ModelRequest, ModelResponse } from "./client.ts";
 
@@ -28,6 +30,8 @@ export interface EvalClientOptions {
   timeoutMs?: number;
   /** Connections per origin. */
   connections?: number;
+  /** Retries of a turn on 408/429/5xx and connection errors (`Retry-After` honoured). */
+  retry?: RetryOptions;
 }
 
 /** Provider phrasings of "the prompt does not fit the context window". */
@@ -42,8 +46,10 @@ export class EvalClient implements Client {
   private readonly headers: Record<string, string>;
   private readonly dispatcher: Agent;
   private readonly inflight = new Map<string, Set<AbortController>>();
+  private readonly retry: ResolvedRetry;
 
   constructor(private readonly options: EvalClientOptions) {
+    this.retry = resolveRetry(options.retry);
     const url = new URL(`${options.baseUrl.replace(/\/+$/, "")}/chat/completions`);
     this.origin = url.origin;
     this.path = url.pathname;
@@ -64,7 +70,13 @@ export class EvalClient implements Client {
       messages: request.messages.map(messageToWire),
     };
     if (request.tools.length > 0) body["tools"] = request.tools.map(toolToWire);
-    const text = await this.post(body, request.sessionId, request.signal);
+    // A provider's "not now" (429, 5xx, a dropped connection) is retried here, as the transport
+    // does for SGLang; one 429 must not end a rollout.
+    const text = await withRetries(
+      () => this.post(body, request.sessionId, request.signal),
+      this.retry,
+      request.signal,
+    );
     return completionFrom(parseJson(text), this.options.model);
   }
 
@@ -103,7 +115,9 @@ export class EvalClient implements Client {
         signal: ac.signal,
       });
       const text = await res.body.text();
-      if (res.statusCode < 200 || res.statusCode >= 300) throw httpError(res.statusCode, text);
+      const after = res.headers["retry-after"];
+      if (res.statusCode < 200 || res.statusCode >= 300)
+        throw httpError(res.statusCode, text, typeof after === "string" ? after : null);
       return text;
     } catch (e) {
       throw mapError(e, ac.signal.aborted);
@@ -126,7 +140,7 @@ export class EvalClient implements Client {
   }
 }
 
-function httpError(status: number, text: string): ProviderError {
+function httpError(status: number, text: string, retryAfter: string | null): ProviderError {
   let message = text.slice(0, 2000);
   try {
     const j = JSON.parse(text);
@@ -136,6 +150,7 @@ function httpError(status: number, text: string): ProviderError {
   return new ProviderHttpError(`provider returned ${status}: ${message}`, {
     statusCode: status,
     body: text.slice(0, 2000),
+    retryAfter,
   });
 }
 

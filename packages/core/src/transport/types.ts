@@ -45,8 +45,10 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** First backoff delay; doubles per retry (default 200 ms). */
   baseDelayMs?: number;
-  /** Cap on one backoff delay, also caps `Retry-After` (default 5,000 ms). */
+  /** Cap on one exponential backoff delay (default 5,000 ms). */
   maxDelayMs?: number;
+  /** Cap on a server's `Retry-After` (default 60,000 ms). */
+  retryAfterCapMs?: number;
   /** Retry a request that hit `timeoutMs` (default false: a timed-out generation is usually a stuck one). */
   onTimeout?: boolean;
 }
