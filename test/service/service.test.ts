@@ -183,17 +183,24 @@ describe("rollout service over HTTP", () => {
     assert.deepEqual(r.body[r.body.length - 1].dropped, { episode_error: 1, trace_error: 1 });
   });
 
-  it("stops with an explicit error on multi-branch traces unless compact is on", async () => {
+  it("a forked trace without compact rollouts fails only its group (typed, counted), not the request", async () => {
     const two = {
       branches: twoBranches(),
     };
-    const { svc } = await serve({ shape: () => two });
-    const r = await post(`${svc.url}/rollout`, { ...base, rollout_id: 0, count: 2, concurrency: 2 });
+    const { svc } = await serve({ shape: (task) => (task === 1 ? two : {}) });
+    const r = await post(`${svc.url}/rollout`, { ...base, rollout_id: 0, count: 3, concurrency: 2 });
     const summary = r.body[r.body.length - 1];
-    assert.match(summary.error, /2 branches .*compact rollouts/);
-    assert.equal(summary.delivered, 0);
+    assert.equal(summary.error, null);
+    assert.equal(summary.delivered, 3);
+    assert.deepEqual(summary.dropped, { conversion_error: 1 });
+    const groups = r.body.filter((l: any) => l.type === "group");
+    const forked = groups.find((l: any) => l.task_index === 1);
+    assert.equal(forked.drop_reason, "conversion_error");
+    assert.match(forked.error, /2 branches .*compact rollouts/);
+    assert.deepEqual(forked.group, []);
+    for (const g of groups.filter((l: any) => l.task_index !== 1)) assert.equal(g.drop_reason, null);
     const ok = await post(`${svc.url}/rollout`, { ...base, rollout_id: 0, count: 2, compact: true });
-    const g = ok.body[0];
+    const g = ok.body.find((l: any) => l.type === "group" && l.task_index === 1);
     assert.ok(Array.isArray(g.group[0]) && g.group[0].length === 2);
     assert.equal(g.group[0][0].rollout_id, g.group[0][1].rollout_id);
   });

@@ -95,9 +95,11 @@ def test_failed_groups_are_dropped_and_counted(fake_service):
 
 
 def test_multi_branch_traces_need_compact_rollouts(fake_service):
+    # Without compact rollouts a forked group fails alone (typed, counted); the step goes on.
     fn, _ = fake_service({"multi_branch_tasks": [1]})
-    with pytest.raises(RuntimeError, match="2 branches .*enable compact rollouts"):
-        train(fn, 0)
+    out = train(fn, 0)
+    assert out.metrics["rollout/dynamic_filter/drop_conversion_error"] == 1
+    assert all(envroll_meta(s)["task_index"] != 1 for g in out.samples for s in flatten(g))
     fn2, _ = fake_service({"multi_branch_tasks": [1]}, envroll_compact_rollouts=True,
                           custom_rm_path="hooks_for_tests.constant_rm")  # fmt: skip
     out = train(fn2, 0)

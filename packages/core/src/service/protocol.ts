@@ -83,7 +83,8 @@ export const ReleaseRequestSchema = z.strictObject({
 });
 
 /** Why a group the service ran is not a trainable group; Python counts these as drop reasons. */
-export type DropReason = "episode_error" | "trace_error" | "empty_trace";
+/** `conversion_error`: the group's traces cannot become samples (a fork without compact rollouts). */
+export type DropReason = "episode_error" | "trace_error" | "empty_trace" | "conversion_error";
 
 /** One line per finished group. */
 export interface GroupLine {
@@ -97,7 +98,7 @@ export interface GroupLine {
   group: GroupElement[];
   /** Set when the group should not be trained as is (Python drops it by default). */
   drop_reason: DropReason | null;
-  /** The group-reward failure when `drop_reason` is `episode_error` (then `group` is empty). */
+  /** The failure when `drop_reason` is `episode_error` or `conversion_error` (then `group` is empty). */
   error: string | null;
 }
 

@@ -154,18 +154,33 @@ export async function runRollout(
     if (traces === null) {
       line = groupLine(req, taskIndex, seq, counter.nextGroupIndex++, [], "episode_error", episodeError);
     } else {
-      let group: GroupElement[];
+      let group: GroupElement[] | null = null;
+      let conversion: string | null = null;
       try {
         group = tracesToGroup(traces, counter, convert);
       } catch (err) {
-        // A configuration problem (e.g. compaction without compact rollouts) or a broken trace:
-        // stop the request loudly instead of dropping groups one by one.
-        summary.error ??= err instanceof ConversionError ? err.message : message(err);
-        controller.abort();
-        return handBack(taken);
+        if (!(err instanceof ConversionError)) {
+          // A bug, not a property of this group's traces: stop the request loudly.
+          summary.error ??= message(err);
+          controller.abort();
+          return handBack(taken);
+        }
+        // This group's traces cannot become samples (e.g. a fork without compact rollouts): it
+        // fails alone, typed and counted; the other groups of the request are still good.
+        conversion = err.message;
       }
-      const groupIndex = counter.nextGroupIndex - 1;
-      line = groupLine(req, taskIndex, seq, groupIndex, group, dropReason(traces, group), null);
+      line =
+        group === null
+          ? groupLine(req, taskIndex, seq, counter.nextGroupIndex++, [], "conversion_error", conversion)
+          : groupLine(
+              req,
+              taskIndex,
+              seq,
+              counter.nextGroupIndex - 1,
+              group,
+              dropReason(traces, group),
+              null,
+            );
     }
     if (!(await write(line))) {
       controller.abort();

@@ -71,8 +71,10 @@ async def eval_output(args: Any, types: Any, rollout_id: int, name: str, lines: 
     drops: Counter = Counter()
     errors: list[str] = []
     for line in lines:
-        if line.get("drop_reason") == "episode_error":
-            drops["episode_error"] += 1
+        # Groups that failed as a whole come with no samples (a group reward failed, or the
+        # traces could not become samples, e.g. a fork without compact rollouts).
+        if line.get("drop_reason") in ("episode_error", "conversion_error"):
+            drops[line["drop_reason"]] += 1
             errors.append(line.get("error") or "episode error")
             continue
         group = [element_from_wire(e, types.Sample, types.Status) for e in line["group"]]
@@ -91,7 +93,7 @@ async def eval_output(args: Any, types: Any, rollout_id: int, name: str, lines: 
         errors += [envroll_meta(s).get("error", "no sampled token") for s in rollouts]
         raise RuntimeError(
             f"envroll_miles: eval {rollout_id}: every eval rollout failed "
-            f"({len(rollouts)} empty, {drops['episode_error']} group(s) failed); first error: "
+            f"({len(rollouts)} empty, {drops['episode_error'] + drops['conversion_error']} group(s) failed); first error: "
             f"{errors[0] if errors else 'none reported'}"
         )
     for s in rollouts:

@@ -63,7 +63,8 @@ class _Step:
         refused = refusal(group)
         if refused:
             raise RuntimeError(f"envroll_miles: step {self.rollout_id}: {refused}")
-        if reason == "episode_error" or (reason and not self.keep_failed):
+        # A whole-group failure (no samples) is never kept; other drops only without keep_failed.
+        if reason in ("episode_error", "conversion_error") or (reason and not self.keep_failed):
             self.drops[reason] += 1
             if group:
                 self.all_groups.append(group)
