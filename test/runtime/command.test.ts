@@ -6,6 +6,7 @@ import { commandHarness } from "../../packages/core/src/harnesses/command.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
 import { RolloutSession } from "../../packages/core/src/interception/session.ts";
 import { noLimits } from "../../packages/core/src/limits.ts";
+import { RolloutToolbox } from "../../packages/core/src/mcp/toolbox.ts";
 import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
 import { Trace } from "../../packages/core/src/trace/trace.ts";
@@ -156,6 +157,11 @@ test("a command killed by the runtime's own timeout stops as harness_timeout, no
       signal,
       timeoutMs: 200,
       interception: async () => server,
+      toolbox: new RolloutToolbox([], { trace }),
+      endpoint: async () => {
+        const reg = await server.register(session);
+        return { baseUrl: reg.baseUrl, origin: reg.baseUrl.replace(/\/v1$/, ""), secret: reg.secret };
+      },
     });
     assert.equal(trace.stopCondition, "harness_timeout");
   } finally {

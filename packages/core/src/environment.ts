@@ -16,6 +16,7 @@ import { getHarness } from "./harnesses/index.ts";
 import { InterceptionServer } from "./interception/server.ts";
 import { resolveJudgeConfigs } from "./judges/config.ts";
 import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
+import { checkToolsets } from "./mcp/check.ts";
 import type { RolloutLimits } from "./limits.ts";
 import { resolveTaskset } from "./loaders.ts";
 import { type Summary, SummaryBuilder } from "./outputs/summary.ts";
@@ -85,6 +86,7 @@ export async function loadEnvironment(
       `harness.id: taskset "${taskset.id}" has tools, which harness "${harness.id}" does not offer (use "default" or "command")`,
       { path: "harness.id" },
     );
+  checkToolsets(taskset, harness, config.toolsets);
   checkGroupSize(taskset, config.num_rollouts);
   const factory = await runtimeFactory(config.harness.runtime.type);
   const schema = await runtimeSchema(config.harness.runtime.type);
@@ -191,6 +193,7 @@ export class Environment {
       limits: this.limits,
       timeouts: this.config.timeout,
       interception: this.interception,
+      toolsets: this.config.toolsets,
       signal: options.signal,
       limit,
       retry: this.config.retries.rollout,

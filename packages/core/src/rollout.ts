@@ -6,13 +6,22 @@
  */
 import type { Client, Sampling } from "./clients/client.ts";
 import type { HarnessConfig, TimeoutConfig } from "./config/schema.ts";
-import { boundary, RequestCancelledError, SandboxError, TaskError, UserError } from "./errors.ts";
+import {
+  boundary,
+  RequestCancelledError,
+  SandboxError,
+  TaskError,
+  ToolsetError,
+  UserError,
+} from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { taskPrompt } from "./harnesses/prompt.ts";
 import type { InterceptionServer } from "./interception/server.ts";
 import { RolloutSession } from "./interception/session.ts";
 import type { LoadedJudge } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
+import type { McpServerSpec } from "./mcp/spec.ts";
+import { RolloutWiring } from "./mcp/wiring.ts";
 import type { RuntimeFactory } from "./runtimes/index.ts";
 import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
 import { scoreTrace } from "./scoring.ts";
@@ -34,6 +43,8 @@ export interface RolloutSpec<D extends TaskData = TaskData> {
   limits: RolloutLimits;
   timeouts: TimeoutConfig;
   interception(): Promise<InterceptionServer>;
+  /** Config `[[toolsets]]` (MCP servers offered with the taskset's own). */
+  toolsets?: readonly McpServerSpec[];
   signal?: AbortSignal;
   /** Plugged judges (`taskset.task.judges`), scored after the rewards. */
   judges?: readonly LoadedJudge[];
@@ -129,6 +140,16 @@ async function runHarness<D extends TaskData>(
   const onOuterAbort = () => abort.abort(spec.signal?.reason);
   spec.signal?.addEventListener("abort", onOuterAbort, { once: true });
   const tools = taskTools(spec);
+  const wiring = new RolloutWiring<D>({
+    taskset: spec.taskset,
+    task: spec.task,
+    runtime,
+    harnessConfig: spec.harnessConfig,
+    configured: spec.toolsets ?? [],
+    interception: spec.interception,
+    signal: abort.signal,
+  });
+  user ??= wiring.mcpUser();
   const session = new RolloutSession<D>({
     task: spec.task,
     handlers: spec.taskset,
@@ -146,6 +167,9 @@ async function runHarness<D extends TaskData>(
   let timer: NodeJS.Timeout | undefined;
   const start = now();
   try {
+    const context = () => ({ task: spec.task, trace, runtime, signal: abort.signal });
+    const extra = spec.harness.toolsets?.(context, spec.harnessConfig) ?? [];
+    const toolbox = await boundary(ToolsetError, "toolsets", () => wiring.bind(session, tools, context, extra));
     const run = spec.harness.run({
       task: spec.task,
       session,
@@ -156,6 +180,8 @@ async function runHarness<D extends TaskData>(
       signal: abort.signal,
       timeoutMs: limitMs,
       interception: spec.interception,
+      toolbox,
+      endpoint: wiring.endpoint,
     });
     if (limitMs === null) await run;
     else {
@@ -174,6 +200,7 @@ async function runHarness<D extends TaskData>(
   } finally {
     clearTimeout(timer);
     spec.signal?.removeEventListener("abort", onOuterAbort);
+    await wiring.close();
     trace.markStage("generation", start, now());
   }
   if (timedOut) {

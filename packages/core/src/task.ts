@@ -9,6 +9,7 @@
  * anything runs.
  */
 import type { z } from "zod";
+import type { McpServerInput } from "./mcp/spec.ts";
 import type { Runtime } from "./runtimes/runtime.ts";
 import type { Message, TaskData, Tool } from "./types.ts";
 
@@ -100,6 +101,19 @@ export interface UserSimulator {
   respond(message: string): MaybePromise<Message[]>;
 }
 
+/** In-process tools under one server name (served over MCP to external programs). */
+export interface LocalToolset<D extends TaskData = TaskData> {
+  name: string;
+  tools: readonly ToolDefinition<D>[] | ((task: D) => readonly ToolDefinition<D>[]);
+}
+
+/** A toolset: in-process tools, or an MCP server (stdio command or URL; see mcp/spec.ts). */
+export type ToolsetDeclaration<D extends TaskData = TaskData> = LocalToolset<D> | McpServerInput;
+
+export function isLocalToolset<D extends TaskData>(t: ToolsetDeclaration<D>): t is LocalToolset<D> {
+  return "tools" in t;
+}
+
 export interface TaskHandlers<D extends TaskData = TaskData> {
   setup?(ctx: HandlerContext<D>): MaybePromise<void>;
   finalize?(ctx: HandlerContext<D>): MaybePromise<void>;
@@ -111,6 +125,17 @@ export interface TaskHandlers<D extends TaskData = TaskData> {
   tools?: ToolDefinition<D>[] | ((task: D) => ToolDefinition<D>[]);
   /** A fresh simulator per rollout. */
   user?(ctx: HandlerContext<D>): UserSimulator;
+  /**
+   * The server name of `tools` when offered as MCP (`<prefix>_<tool>`); default: the taskset id
+   * in snake_case.
+   */
+  toolPrefix?: string;
+  /** More toolsets, e.g. MCP servers started per rollout or per worker. */
+  toolsets?: readonly ToolsetDeclaration<D>[];
+  /** A user simulator that is an MCP server exposing `respond` (instead of `user`). */
+  userServer?: McpServerInput;
+  /** Validates `PUT /state` bodies from toolset and user servers. */
+  stateSchema?: z.ZodType;
 }
 
 export interface Taskset<D extends TaskData = TaskData, C = Record<string, unknown>> extends TaskHandlers<D> {

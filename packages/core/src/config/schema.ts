@@ -5,6 +5,7 @@
  * Built-in defaults live here; taskset defaults and the TOML are merged over them by `load.ts`.
  */
 import { z } from "zod";
+import { McpServerSpecSchema } from "../mcp/spec.ts";
 
 const wholeMsg = (min: number) => `expected a whole number ≥ ${min}`;
 export const whole = (min: number) => z.int({ error: wholeMsg(min) }).min(min, { error: wholeMsg(min) });
@@ -136,6 +137,8 @@ export const EnvConfigSchema = z.strictObject({
   }),
   timeout: TimeoutSchema.default({ setup: null, rollout: null, finalize: null, scoring: null }),
   retries: RetriesSchema.default({ rollout: { max_retries: 0, include: [], exclude: [] } }),
+  /** MCP servers offered as toolsets beside the taskset's own (see mcp/spec.ts). */
+  toolsets: z.array(McpServerSpecSchema).default([]),
   max_turns: optionalWhole(1),
   max_input_tokens: optionalWhole(1),
   max_output_tokens: optionalWhole(1),

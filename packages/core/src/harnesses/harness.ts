@@ -7,8 +7,11 @@
 import type { HarnessConfig } from "../config/schema.ts";
 import type { InterceptionServer } from "../interception/server.ts";
 import type { RolloutSession } from "../interception/session.ts";
+import type { RolloutEndpoint } from "../mcp/endpoint.ts";
+import type { ToolProvider } from "../mcp/provider.ts";
+import type { RolloutToolbox } from "../mcp/toolbox.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
-import type { ToolDefinition } from "../task.ts";
+import type { HandlerContext, ToolDefinition } from "../task.ts";
 import type { Message, TaskData } from "../types.ts";
 
 export interface HarnessContext<D extends TaskData = TaskData> {
@@ -25,6 +28,10 @@ export interface HarnessContext<D extends TaskData = TaskData> {
   timeoutMs: number | null;
   /** The shared interception server, started on first use. */
   interception(): Promise<InterceptionServer>;
+  /** The rollout's toolsets (MCP-named `<server>_<tool>`; empty when the task has none). */
+  toolbox: RolloutToolbox;
+  /** Registers the rollout with the interception server (once) and says where programs reach it. */
+  endpoint(): Promise<RolloutEndpoint>;
 }
 
 export interface Harness {
@@ -32,5 +39,7 @@ export interface Harness {
   /** Whether it offers the task's tools to the model (pairing is checked before running). */
   readonly supportsTools: boolean;
   readonly supportsUserSim: boolean;
+  /** Toolsets the harness adds to the task's (e.g. bash and edit for programs that use MCP). */
+  toolsets?(context: () => HandlerContext<TaskData>, config: HarnessConfig): readonly ToolProvider[];
   run<D extends TaskData>(ctx: HarnessContext<D>): Promise<void>;
 }

@@ -1,14 +1,18 @@
 /** The harness registry (`harness.id`). Others can add harnesses with `registerHarness`. */
 import { ConfigError } from "../errors.ts";
+import { codingHarness } from "./coding/harness.ts";
 import { commandHarness } from "./command.ts";
-import { defaultHarness } from "./default.ts";
 import type { Harness } from "./harness.ts";
 import { nullHarness } from "./null.ts";
+import { openaiAgentsHarness } from "./openai-agents.ts";
+import { toolsHarness } from "./tools.ts";
 
 const harnesses = new Map<string, Harness>([
   [nullHarness.id, nullHarness],
-  [defaultHarness.id, defaultHarness],
+  [codingHarness.id, codingHarness],
+  [toolsHarness.id, toolsHarness],
   [commandHarness.id, commandHarness],
+  [openaiAgentsHarness.id, openaiAgentsHarness],
 ]);
 
 export function registerHarness(h: Harness): void {

@@ -1,10 +1,10 @@
 /** `null`: a plain chat loop that offers no tools (a stray tool call gets an error tool message). */
-import { chatLoop } from "./chat-loop.ts";
+import { bareToolkit, chatLoop } from "./chat-loop.ts";
 import type { Harness } from "./harness.ts";
 
 export const nullHarness: Harness = {
   id: "null",
   supportsTools: false,
   supportsUserSim: true,
-  run: (ctx) => chatLoop(ctx, []),
+  run: (ctx) => chatLoop(ctx, bareToolkit(ctx, [])),
 };

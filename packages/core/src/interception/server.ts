@@ -8,7 +8,8 @@
  * built-in ones are the model dialects (`/v1/chat/completions`, …) and
  * `POST /v1/tools/{name}`, which executes one of the task's tools (body = the arguments object,
  * answer `{"content": "<tool message text>"}`) so programs in any language run task tools
- * without reimplementing them.
+ * without reimplementing them; and V1's state channel and the rollout's toolsets over MCP
+ * (`GET/PUT /state`, `GET /task`, `/mcp/<server>`; see mcp/routes.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -24,6 +25,8 @@ import {
   sendError,
   sendJson,
 } from "../http/index.ts";
+import { SharedServers } from "../mcp/launch.ts";
+import { rolloutRoutes } from "../mcp/routes.ts";
 import { chatDialect, openAiErrorBody } from "./dialects/chat.ts";
 import { modelRoute } from "./model-route.ts";
 import type { InterceptionRoute } from "./route.ts";
@@ -48,11 +51,14 @@ export class InterceptionServer {
   private starting: Promise<string> | null = null;
   private readonly sessions = new Map<string, RolloutSession<any>>();
   private readonly routes = new Routes<InterceptionRoute>();
+  /** Worker-scoped MCP servers, shared by every rollout that uses this server. */
+  readonly sharedServers = new SharedServers();
 
   constructor(options: InterceptionServerOptions = {}) {
     const modelOptions = { keepaliveMs: options.keepaliveMs ?? 3000 };
     for (const dialect of [chatDialect]) this.mount(modelRoute(dialect, modelOptions));
     this.mount(toolRoute);
+    for (const route of rolloutRoutes) this.mount(route);
   }
 
   /** Adds a route (before or after the server started); a duplicate method and path throws. */
@@ -92,6 +98,7 @@ export class InterceptionServer {
     this.running = null;
     this.starting = null;
     this.sessions.clear();
+    await this.sharedServers.close();
     await running?.close();
   }
 

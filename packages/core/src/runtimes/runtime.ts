@@ -42,6 +42,18 @@ export interface Runtime {
   /** Paths are relative to the workdir; escaping it is refused. */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * The command line, environment and host cwd that start `argv` in this runtime as a
+   * long-lived process the caller spawns and talks to over stdio (a colocated MCP server). No
+   * wall clock applies; the runtime's other limits do.
+   */
+  interactiveCommand?(argv: string[], env?: Record<string, string>): InteractiveCommand;
+}
+
+export interface InteractiveCommand {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
 }
 
 /** Config shape shared by runtimes (`harness.runtime` in the TOML). */

@@ -10,7 +10,7 @@
  */
 import { rm } from "node:fs/promises";
 import { SandboxError } from "../errors.ts";
-import type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
+import type { InteractiveCommand, ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
 import { bwrapCommand, unsandboxedCommand } from "./sandbox/command.ts";
 import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
 import { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
@@ -112,22 +112,30 @@ export class SandboxRuntime implements Runtime {
     return { ...env, ...extra };
   }
 
+  private command(argv: string[], cwd: string): string[] {
+    const spec = this.spec;
+    if (this.unsandboxed)
+      return unsandboxedCommand({ prlimit: which("prlimit")!, setpriv: which("setpriv") ?? "" }, spec, argv);
+    const { mode, tools, features } = this.probe!;
+    return bwrapCommand({ mode, tools, features, spec, workdir: this.workdir, cwd, argv });
+  }
+
+  /**
+   * bubblewrap passes its environment on, and the caller's spawn adds host variables of its own
+   * (the MCP SDK adds HOME, LOGNAME, PATH, SHELL, TERM and USER), so each of those is set here.
+   */
+  interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
+    if (argv.length === 0) throw new SandboxError("empty argv");
+    const base = { LOGNAME: "sandbox", USER: "sandbox", SHELL: "/bin/sh", TERM: "dumb" };
+    return { argv: this.command(argv, this.workdir), env: { ...base, ...this.environment(env) }, cwd: this.workdir };
+  }
+
   async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
     if (argv.length === 0) throw new SandboxError("empty argv");
     const workdir = this.workdir;
     const cwd = options.cwd ? lexicalPath(workdir, options.cwd) : workdir;
     const spec = this.spec;
-    let command: string[];
-    if (this.unsandboxed) {
-      command = unsandboxedCommand(
-        { prlimit: which("prlimit")!, setpriv: which("setpriv") ?? "" },
-        spec,
-        argv,
-      );
-    } else {
-      const { mode, tools, features } = this.probe!;
-      command = bwrapCommand({ mode, tools, features, spec, workdir, cwd, argv });
-    }
+    const command = this.command(argv, cwd);
     return spawnProgram(command, {
       // bubblewrap chdirs inside; the host-side cwd only matters for the unsandboxed fallback.
       cwd: this.unsandboxed ? cwd : workdir,

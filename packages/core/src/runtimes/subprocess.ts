@@ -12,7 +12,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { SandboxError } from "../errors.ts";
-import type { ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
+import type { InteractiveCommand, ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
 import { killGroup, spawnProgram } from "./spawn.ts";
 
 /** Inherited from the host environment by default: what programs need to find tools and decode text. */
@@ -96,6 +96,11 @@ export class SubprocessRuntime implements Runtime {
     }
     env["TMPDIR"] = this.workdir;
     return { ...env, ...extra };
+  }
+
+  interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
+    if (argv.length === 0) throw new SandboxError("empty argv");
+    return { argv, env: this.environment(env), cwd: this.workdir };
   }
 
   async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {

@@ -1,0 +1,83 @@
+/**
+ * Assembling one rollout's toolbox: the taskset's `tools` (as the toolset `toolPrefix`, default
+ * the taskset id in snake_case), its `toolsets`, the config's `[[toolsets]]` and whatever the
+ * harness adds (the coding tools). Rollout-scoped commands are started for this rollout with its
+ * state channel; worker-scoped ones come from the eval's shared pool and are told the rollout's
+ * channel per call in `_meta` (`envroll/state_url`, `envroll/state_secret`).
+ */
+import type { Runtime } from "../runtimes/runtime.ts";
+import { type HandlerContext, isLocalToolset, type Taskset, type ToolDefinition } from "../task.ts";
+import type { TaskData } from "../types.ts";
+import { openServer, type SharedServers, type StateChannel } from "./launch.ts";
+import { LocalToolProvider, type ToolProvider } from "./provider.ts";
+import { type McpServerSpec, parseServerSpec, snakeCase } from "./spec.ts";
+import { RolloutToolbox, type ToolboxOptions } from "./toolbox.ts";
+
+export interface OpenToolboxOptions<D extends TaskData> extends ToolboxOptions {
+  taskset: Taskset<D, any>;
+  task: D;
+  /** The taskset's tools after `disabled_tools`. */
+  tools: readonly ToolDefinition<D>[];
+  /** Config `[[toolsets]]` (already validated). */
+  configured: readonly McpServerSpec[];
+  context: () => HandlerContext<D>;
+  runtime: Runtime;
+  shared: SharedServers;
+  /** The rollout's state channel (registers the rollout with the interception server on first call). */
+  state: () => Promise<StateChannel>;
+  /** Toolsets the harness brings. */
+  extra?: readonly ToolProvider[];
+}
+
+/** The taskset's declared servers, validated (a ConfigError names `toolsets[i]`). */
+export function declaredServers(taskset: Taskset<any, any>): McpServerSpec[] {
+  return (taskset.toolsets ?? []).flatMap((t, i) =>
+    isLocalToolset(t) ? [] : [parseServerSpec(t, `taskset "${taskset.id}" toolsets[${i}]`)],
+  );
+}
+
+export function tasksetPrefix(taskset: Taskset<any, any>): string {
+  return taskset.toolPrefix ?? snakeCase(taskset.id);
+}
+
+export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>): Promise<RolloutToolbox> {
+  const providers: ToolProvider[] = [];
+  if (o.tools.length > 0) providers.push(new LocalToolProvider(tasksetPrefix(o.taskset), o.tools, o.context));
+  for (const t of o.taskset.toolsets ?? [])
+    if (isLocalToolset(t)) {
+      const tools = typeof t.tools === "function" ? t.tools(o.task) : t.tools;
+      providers.push(new LocalToolProvider(t.name, tools, o.context));
+    }
+  const servers = [...declaredServers(o.taskset), ...o.configured];
+  let state: StateChannel | null = null;
+  const workers = new Set<string>();
+  for (const spec of servers) {
+    if (spec.scope === "worker") {
+      workers.add(spec.name);
+      providers.push(borrowed(o.shared.get(spec)));
+      continue;
+    }
+    if (spec.command !== undefined) state ??= await o.state();
+    providers.push(openServer(spec, o.runtime, spec.command !== undefined ? state : null));
+  }
+  providers.push(...(o.extra ?? []));
+  const meta =
+    workers.size === 0
+      ? o.meta
+      : (server: string) => {
+          if (!workers.has(server) || !state) return o.meta?.(server);
+          return { ...o.meta?.(server), "envroll/state_url": state.url, "envroll/state_secret": state.secret };
+        };
+  if (workers.size > 0) state ??= await o.state();
+  return new RolloutToolbox(providers, { ...o, meta });
+}
+
+/** A shared server as one rollout's toolset: closing the rollout must not stop it for the others. */
+function borrowed(p: ToolProvider): ToolProvider {
+  return {
+    name: p.name,
+    listTools: (signal) => p.listTools(signal),
+    callTool: (tool, args, options) => p.callTool(tool, args, options),
+    close: async () => {},
+  };
+}

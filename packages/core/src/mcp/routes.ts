@@ -1,0 +1,83 @@
+/**
+ * The interception server's rollout side channels, mounted beside the model routes and
+ * authenticated by the same secret (a bearer token):
+ *
+ * - `GET /state` — the rollout's shared state (`trace.state`) as JSON;
+ * - `PUT /state` — replaces it (last write wins; validated by the taskset's `stateSchema` when it
+ *   has one: 400 `invalid state PUT for <taskset>: …`), answers `{"ok": true}`;
+ * - `GET /task` — `{"cls": <taskset id>, "task": <the task row as a JSON string>}` (V1's shape);
+ * - `/mcp/<server>` — the rollout's toolset `<server>` as a stateless streamable-HTTP MCP server.
+ */
+import { HttpError, sendJson } from "../http/index.ts";
+import type { InterceptionRoute, RouteContext } from "../interception/route.ts";
+import { attachmentsOf } from "./attach.ts";
+import { serveToolset } from "./serve.ts";
+
+const stateErrorBody = (message: string) => ({ error: message });
+
+function tasksetId(ctx: RouteContext): string {
+  return attachmentsOf(ctx.session)?.tasksetId ?? "task";
+}
+
+const getState: InterceptionRoute = {
+  method: "GET",
+  path: "/state",
+  errorBody: stateErrorBody,
+  handle: ({ res, session }) => sendJson(res, 200, session.trace.state),
+};
+
+const putState: InterceptionRoute = {
+  method: "PUT",
+  path: "/state",
+  errorBody: stateErrorBody,
+  async handle(ctx) {
+    let body: unknown = await ctx.json();
+    const schema = attachmentsOf(ctx.session)?.stateSchema;
+    if (schema) {
+      const r = schema.safeParse(body);
+      if (!r.success) throw new HttpError(400, `invalid state PUT for ${tasksetId(ctx)}: ${r.error.message}`);
+      body = r.data;
+    }
+    const state = ctx.session.trace.state;
+    for (const k of Object.keys(state)) delete state[k];
+    Object.assign(state, body);
+    sendJson(ctx.res, 200, { ok: true });
+  },
+};
+
+const getTask: InterceptionRoute = {
+  method: "GET",
+  path: "/task",
+  errorBody: stateErrorBody,
+  handle: (ctx) => sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(ctx.session.trace.task) }),
+};
+
+const MCP_PATH = /^\/mcp\/([^/]+)\/?$/;
+
+async function serveMcp(ctx: RouteContext): Promise<void> {
+  const name = decodeURIComponent(ctx.params[0]!);
+  const toolbox = attachmentsOf(ctx.session)?.toolbox;
+  if (!toolbox?.has(name))
+    throw new HttpError(
+      404,
+      `no MCP server "${name}" in this rollout (have: ${toolbox?.serverNames.join(", ") || "none"})`,
+    );
+  await serveToolset(
+    {
+      name,
+      listTools: (signal) => toolbox.listServer(name, signal),
+      callTool: (tool, args, meta) => toolbox.callServer(name, tool, args, meta),
+    },
+    ctx.req,
+    ctx.res,
+  );
+}
+
+/** POST carries the JSON-RPC messages; GET (a server stream) and DELETE get the transport's own answers. */
+const mcpRoutes: InterceptionRoute[] = (["POST", "GET", "DELETE"] as const).map((method) => ({
+  method,
+  path: MCP_PATH,
+  handle: serveMcp,
+}));
+
+export const rolloutRoutes: readonly InterceptionRoute[] = [getState, putState, getTask, ...mcpRoutes];

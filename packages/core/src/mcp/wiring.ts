@@ -1,0 +1,111 @@
+/**
+ * The MCP side of one rollout, opened before its harness runs and closed after: the rollout's
+ * registration with the interception server (made on first need: an in-process loop without
+ * external servers never opens a socket), its toolbox, and a user simulator that is an MCP
+ * server. Everything it starts is stopped by `close`, whatever the harness did.
+ */
+import type { HarnessConfig } from "../config/schema.ts";
+import { ToolsetError } from "../errors.ts";
+import type { InterceptionServer, Registration } from "../interception/server.ts";
+import type { RolloutSession } from "../interception/session.ts";
+import type { Runtime } from "../runtimes/runtime.ts";
+import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "../task.ts";
+import type { Message, TaskData } from "../types.ts";
+import { attachRollout } from "./attach.ts";
+import type { RolloutEndpoint } from "./endpoint.ts";
+import { openServer, type StateChannel } from "./launch.ts";
+import { openToolbox } from "./open.ts";
+import type { ToolProvider } from "./provider.ts";
+import { type McpServerSpec, parseServerSpec } from "./spec.ts";
+import type { RolloutToolbox } from "./toolbox.ts";
+import { type McpUser, mcpUser } from "./user.ts";
+
+export interface WiringOptions<D extends TaskData> {
+  taskset: Taskset<D, any>;
+  task: D;
+  runtime: Runtime;
+  harnessConfig: HarnessConfig;
+  /** Config `[[toolsets]]`. */
+  configured: readonly McpServerSpec[];
+  interception(): Promise<InterceptionServer>;
+  signal: AbortSignal;
+}
+
+export class RolloutWiring<D extends TaskData> {
+  private session: RolloutSession<D> | null = null;
+  private registration: Promise<Registration> | null = null;
+  private user: McpUser | null = null;
+  private toolbox: RolloutToolbox | null = null;
+
+  constructor(private readonly o: WiringOptions<D>) {}
+
+  /** The taskset's `userServer` as a simulator (started on its first `respond`), or null. */
+  mcpUser(): UserSimulator | null {
+    const declared = this.o.taskset.userServer;
+    if (!declared) return null;
+    const spec = parseServerSpec(declared, `taskset "${this.o.taskset.id}" userServer`);
+    let opening: Promise<McpUser> | null = null;
+    const open = () =>
+      (opening ??= (async () => {
+        const state = spec.command !== undefined ? await this.state() : null;
+        this.user = mcpUser(openServer(spec, this.o.runtime, state));
+        return this.user;
+      })());
+    return { respond: async (message: string): Promise<Message[]> => (await open()).respond(message) };
+  }
+
+  readonly endpoint = async (): Promise<RolloutEndpoint> => {
+    const session = this.session;
+    if (!session) throw new Error("RolloutWiring.endpoint() before bind()");
+    this.registration ??= this.o.interception().then((s) => s.register(session));
+    const reg = await this.registration;
+    return { baseUrl: reg.baseUrl, origin: reg.baseUrl.replace(/\/v1$/, ""), secret: reg.secret };
+  };
+
+  private async state(): Promise<StateChannel> {
+    const ep = await this.endpoint();
+    return { url: `${ep.origin}/state`, secret: ep.secret };
+  }
+
+  /** Opens the toolbox of the rollout whose session is `session`. */
+  async bind(
+    session: RolloutSession<D>,
+    tools: readonly ToolDefinition<D>[],
+    context: () => HandlerContext<D>,
+    extra: readonly ToolProvider[],
+  ): Promise<RolloutToolbox> {
+    this.session = session;
+    const o = this.o;
+    this.toolbox = await openToolbox({
+      taskset: o.taskset,
+      task: o.task,
+      tools,
+      configured: o.configured,
+      context,
+      runtime: o.runtime,
+      shared: (await o.interception()).sharedServers,
+      state: () => this.state(),
+      extra,
+      trace: session.trace,
+      disabled: o.harnessConfig.disabled_tools,
+      signal: o.signal,
+      // Over HTTP the program sees an error result; the cause fails the rollout afterwards.
+      onFailure: (e: ToolsetError) => {
+        session.error ??= e;
+      },
+    });
+    attachRollout(session, {
+      toolbox: this.toolbox,
+      tasksetId: o.taskset.id,
+      stateSchema: o.taskset.stateSchema,
+    });
+    return this.toolbox;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.toolbox?.close(), this.user?.close()]);
+    const reg = this.registration;
+    this.registration = null;
+    if (reg) (await reg.catch(() => null))?.dispose();
+  }
+}
