@@ -1,7 +1,7 @@
 /**
  * A model that emits broken `<tool_call>` blocks, end to end: the built-in engine plays a policy
  * that tries one kind of broken call per turn; the real TrainClient (renderer, bridge, transport)
- * and the `default` harness run tool-math's tools. Every broken call must come back as an error
+ * and the `tools` harness (the task's tools under their own names) run tool-math's tools. Every broken call must come back as an error
  * tool message and the episode must go on to the final answer — no crash, no early stop.
  */
 import assert from "node:assert/strict";
@@ -61,17 +61,17 @@ function brokenToolPolicy(tok: { encode(s: string): number[] }) {
   };
 }
 
-test("broken tool calls through TrainClient + engine + default harness: error tool messages, the episode continues", async () => {
+test("broken tool calls through TrainClient + engine + tools harness: error tool messages, the episode continues", async () => {
   const renderer = createRenderer("qwen3");
   const engine = await startEngine({ policy: brokenToolPolicy(loadTokenizer("qwen3")) });
   const config = await loadConfig(
-    'model = "Qwen/Qwen3-0.6B"\nnum_rollouts = 2\nnum_tasks = 2\nmax_turns = 20\n[taskset]\nid = "tool-math"\n',
+    'model = "Qwen/Qwen3-0.6B"\nnum_rollouts = 2\nnum_tasks = 2\nmax_turns = 20\n[harness]\nid = "tools"\n[taskset]\nid = "tool-math"\n',
   );
   const env = await loadEnvironment(config);
   const transport = new SglangTransport({ baseUrl: engine.url });
   const client = new TrainClient({ renderer, transport });
   try {
-    assert.equal(env.harness.id, "default");
+    assert.equal(env.harness.id, "tools");
     const traces = (await Promise.all([0, 1].map((i) => env.runGroup(i, 2, { client })))).flat();
     assert.equal(traces.length, 4);
     for (const t of traces) {

@@ -145,7 +145,7 @@ test("stop conditions: limits are checked first, then @stop in priority order", 
   assert.equal(r3!.num_turns, 3, "soft by one turn: 15, 30 < 40, then 45 ≥ 40 refuses the 4th");
 });
 
-test("default harness: bad tool calls become error tool messages, not crashes", async () => {
+test("tools harness: bad tool calls become error tool messages, not crashes", async () => {
   const ts = defineTaskset({
     id: "tools",
     load: () => rows,
@@ -175,7 +175,9 @@ test("default harness: bad tool calls become error tool messages, not crashes", 
     say("5"),
   ];
   let i = 0;
-  const [r] = await (await envFor(ts)).runGroup(0, 1, { client: new ScriptedClient(() => script[i++]!) });
+  const [r] = await (await envFor(ts, 'harness.id = "tools"')).runGroup(0, 1, {
+    client: new ScriptedClient(() => script[i++]!),
+  });
   assert.deepEqual(r!.errors, []);
   const toolTexts = r!.nodes
     .filter((n) => n.message.role === "tool")

@@ -6,11 +6,23 @@
  */
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
 import { hashString, mulberry32 } from "../../packages/core/src/random.ts";
-import { type AssistantMessage, contentText, type Message } from "../../packages/core/src/types.ts";
+import {
+  type AssistantMessage,
+  contentText,
+  type Message,
+  type Tool,
+} from "../../packages/core/src/types.ts";
 import { findSolver } from "../../packages/engine/src/policies/reference/index.ts";
 
-export function qwenText(messages: readonly Message[]): string {
+export function qwenText(messages: readonly Message[], tools: readonly Tool[] = []): string {
   let out = "";
+  if (tools.length > 0) {
+    // The part of Qwen3's tools block the solvers read: one function JSON per line in <tools>.
+    const lines = tools.map((t) =>
+      JSON.stringify({ type: "function", function: { name: t.name } }).replace(/":/g, '": '),
+    );
+    out += `<|im_start|>system\n<tools>\n${lines.join("\n")}\n</tools><|im_end|>\n`;
+  }
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role === "tool") {
@@ -49,7 +61,7 @@ export class SolverClient implements Client {
   constructor(private readonly seed = 1) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const text = qwenText(request.messages);
+    const text = qwenText(request.messages, request.tools);
     this.prompts.push(text);
     const solver = findSolver(text);
     if (!solver) throw new Error(`no reference solver matches:\n${text}`);

@@ -38,7 +38,8 @@ interface McpConfig {
 
 function env(name: string): string {
   const v = process.env[name];
-  if (v === undefined || v === "") throw new Error(`${name} is not set (run me as envroll's openai-agents harness)`);
+  if (v === undefined || v === "")
+    throw new Error(`${name} is not set (run me as envroll's openai-agents harness)`);
   return v;
 }
 
@@ -60,11 +61,19 @@ async function main(): Promise<void> {
   const system = prompt.filter((m) => m.role === "system").map((m) => text(m.content));
   const input: AgentInputItem[] = prompt
     .filter((m) => m.role !== "system")
-    .map((m) => ({ role: m.role === "assistant" ? "assistant" : "user", content: text(m.content) }) as AgentInputItem);
+    .map(
+      (m) =>
+        ({ role: m.role === "assistant" ? "assistant" : "user", content: text(m.content) }) as AgentInputItem,
+    );
   const config = JSON.parse(process.env["ENVROLL_MCP_CONFIG"] || "{}") as McpConfig;
   const servers = Object.entries(config.mcpServers ?? {}).map(
     ([name, s]) =>
-      new MCPServerStreamableHttp({ name, url: s.url, requestInit: { headers: s.headers ?? {} }, cacheToolsList: true }),
+      new MCPServerStreamableHttp({
+        name,
+        url: s.url,
+        requestInit: { headers: s.headers ?? {} },
+        cacheToolsList: true,
+      }),
   );
   try {
     await Promise.all(servers.map((s) => s.connect()));

@@ -30,7 +30,10 @@ export async function chatLoop<D extends TaskData>(ctx: HarnessContext<D>, toolk
 }
 
 /** The task's in-process tools under their own names (the `tools` and `null` harnesses). */
-export function bareToolkit<D extends TaskData>(ctx: HarnessContext<D>, tools: readonly ToolDefinition<D>[]): Toolkit {
+export function bareToolkit<D extends TaskData>(
+  ctx: HarnessContext<D>,
+  tools: readonly ToolDefinition<D>[],
+): Toolkit {
   const handlerCtx = { task: ctx.task, trace: ctx.session.trace, runtime: ctx.runtime, signal: ctx.signal };
   return {
     schemas: toolSchemas(tools),

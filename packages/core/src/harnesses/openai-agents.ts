@@ -8,15 +8,11 @@
  */
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.ts";
-import { LocalToolProvider } from "../mcp/provider.ts";
 import { SubprocessRuntime } from "../runtimes/subprocess.ts";
 import { codingPrompt } from "./coding/prompt.ts";
-import { codingTools } from "./coding/toolkit.ts";
+import { codingToolsets } from "./coding/toolset.ts";
 import type { Harness } from "./harness.ts";
 import { programEnv, runProgram } from "./program.ts";
-
-/** The server name of bash and edit: the model sees `coding_bash` and `coding_edit`. */
-export const CODING_SERVER = "coding";
 
 function resolveUrl(specifier: string, what: string): string {
   try {
@@ -39,10 +35,8 @@ export const openaiAgentsHarness: Harness = {
   id: "openai-agents",
   supportsTools: true,
   supportsUserSim: false,
-  toolsets: (context, config) => {
-    const tools = codingTools(config.disabled_tools);
-    return tools.length > 0 ? [new LocalToolProvider(CODING_SERVER, tools, context)] : [];
-  },
+  // bash and edit reach the program over MCP as coding_bash and coding_edit.
+  toolsets: codingToolsets,
   async run(ctx) {
     const argv = agentProgramArgv();
     const edit = !ctx.config.disabled_tools?.includes("edit");

@@ -10,7 +10,9 @@ export interface RolloutAttachments {
   toolbox: RolloutToolbox | null;
   tasksetId: string;
   /** Validates `PUT /state` bodies (the taskset's `stateSchema`). */
-  stateSchema?: { safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { message: string } } };
+  stateSchema?: {
+    safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { message: string } };
+  };
 }
 
 const attached = new WeakMap<RolloutSession<any>, RolloutAttachments>();

@@ -8,13 +8,20 @@ import type { Taskset } from "../task.ts";
 import { declaredServers } from "./open.ts";
 import { type McpServerSpec, parseServerSpec } from "./spec.ts";
 
-export function checkToolsets(taskset: Taskset<any, any>, harness: Harness, configured: readonly McpServerSpec[]): void {
+export function checkToolsets(
+  taskset: Taskset<any, any>,
+  harness: Harness,
+  configured: readonly McpServerSpec[],
+): void {
   const servers = declaredServers(taskset);
   if (taskset.userServer) parseServerSpec(taskset.userServer, `taskset "${taskset.id}" userServer`);
   if (taskset.userServer && !harness.supportsUserSim)
-    throw new ConfigError(`harness.id: harness "${harness.id}" cannot drive the user simulator of "${taskset.id}"`, {
-      path: "harness.id",
-    });
+    throw new ConfigError(
+      `harness.id: harness "${harness.id}" cannot drive the user simulator of "${taskset.id}"`,
+      {
+        path: "harness.id",
+      },
+    );
   const hasToolsets = servers.length > 0 || (taskset.toolsets?.length ?? 0) > 0 || configured.length > 0;
   if (hasToolsets && !harness.supportsTools)
     throw new ConfigError(

@@ -54,9 +54,12 @@ export class McpClientProvider implements ToolProvider {
 
   private fail(what: string, e: unknown): ToolsetError {
     const tail = this.stderr.trim() ? `; stderr: ${this.stderr.trim()}` : "";
-    return new ToolsetError(`MCP server "${this.name}" (${this.where()}): ${what}: ${errorMessage(e)}${tail}`, {
-      cause: e,
-    });
+    return new ToolsetError(
+      `MCP server "${this.name}" (${this.where()}): ${what}: ${errorMessage(e)}${tail}`,
+      {
+        cause: e,
+      },
+    );
   }
 
   private connect(): Promise<Client> {

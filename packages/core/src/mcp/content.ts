@@ -13,7 +13,8 @@ export function toolResultContent(result: CallToolResult): Content {
   if (blocks.length === 0) return "[]";
   const parts: Part[] = blocks.map((b): Part => {
     if (b.type === "text") return { type: "text", text: b.text };
-    if (b.type === "image") return { type: "image_url", image_url: { url: `data:${b.mimeType};base64,${b.data}` } };
+    if (b.type === "image")
+      return { type: "image_url", image_url: { url: `data:${b.mimeType};base64,${b.data}` } };
     return { type: "text", text: JSON.stringify(b) };
   });
   if (parts.every((p) => p.type === "text")) return parts.map((p) => (p as { text: string }).text).join("\n");

@@ -1,5 +1,5 @@
 export { attachmentsOf, attachRollout } from "./attach.ts";
-export { type McpEndpoint, McpClientProvider } from "./client-provider.ts";
+export { McpClientProvider, type McpEndpoint } from "./client-provider.ts";
 export { toolResultContent, toolResultText } from "./content.ts";
 export { type McpServersConfig, mcpEnv, mcpServersConfig, type RolloutEndpoint } from "./endpoint.ts";
 export { openServer, SharedServers, type StateChannel } from "./launch.ts";

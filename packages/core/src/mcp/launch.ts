@@ -44,7 +44,11 @@ export function serverEndpoint(
   return { kind: "stdio", argv: cmd.argv, env: cmd.env, cwd: cmd.cwd };
 }
 
-export function openServer(spec: McpServerSpec, runtime: Runtime | null, state: StateChannel | null): McpClientProvider {
+export function openServer(
+  spec: McpServerSpec,
+  runtime: Runtime | null,
+  state: StateChannel | null,
+): McpClientProvider {
   return new McpClientProvider(spec.name, serverEndpoint(spec, runtime, state), spec.timeout_s * 1000);
 }
 

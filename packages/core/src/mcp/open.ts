@@ -66,7 +66,11 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
       ? o.meta
       : (server: string) => {
           if (!workers.has(server) || !state) return o.meta?.(server);
-          return { ...o.meta?.(server), "envroll/state_url": state.url, "envroll/state_secret": state.secret };
+          return {
+            ...o.meta?.(server),
+            "envroll/state_url": state.url,
+            "envroll/state_secret": state.secret,
+          };
         };
   if (workers.size > 0) state ??= await o.state();
   return new RolloutToolbox(providers, { ...o, meta });

@@ -38,7 +38,11 @@ export class LocalToolProvider<D extends TaskData> implements ToolProvider {
   ) {}
 
   async listTools(): Promise<McpTool[]> {
-    return this.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t.parameters) }));
+    return this.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: inputSchema(t.parameters),
+    }));
   }
 
   async callTool(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {

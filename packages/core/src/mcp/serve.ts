@@ -14,10 +14,18 @@ import type { CallToolResult, McpTool } from "./provider.ts";
 export interface ServedToolset {
   readonly name: string;
   listTools(signal?: AbortSignal): Promise<McpTool[]>;
-  callTool(tool: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult>;
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    meta?: Record<string, unknown>,
+  ): Promise<CallToolResult>;
 }
 
-export async function serveToolset(toolset: ServedToolset, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveToolset(
+  toolset: ServedToolset,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const server = new Server({ name: toolset.name, version: "0.1.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async (_r, extra) => ({
     tools: await toolset.listTools(extra.signal),
@@ -31,7 +39,10 @@ export async function serveToolset(toolset: ServedToolset, req: IncomingMessage,
       return { content: [{ type: "text", text: `error: ${errorMessage(e)}` }], isError: true };
     }
   });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   res.on("close", () => {
     void transport.close();
     void server.close();

@@ -17,7 +17,9 @@ export const SERVER_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 export const McpServerSpecSchema = z
   .strictObject({
-    name: z.string().regex(SERVER_NAME, { error: "expected a name of letters, digits, _ or - (a tool prefix)" }),
+    name: z
+      .string()
+      .regex(SERVER_NAME, { error: "expected a name of letters, digits, _ or - (a tool prefix)" }),
     /** argv of a program speaking MCP on stdin/stdout. */
     command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
     /** A streamable-HTTP MCP endpoint that already runs (used as is: no launch, no state). */
@@ -57,7 +59,10 @@ export function parseServerSpec(raw: unknown, where: string): McpServerSpec {
   if (r.success) return r.data;
   const first = r.error.issues[0]!;
   const path = [where, ...first.path.map(String)].join(".");
-  throw new ConfigError(r.error.issues.map((i) => `${[where, ...i.path.map(String)].join(".")}: ${i.message}`).join("; "), { path });
+  throw new ConfigError(
+    r.error.issues.map((i) => `${[where, ...i.path.map(String)].join(".")}: ${i.message}`).join("; "),
+    { path },
+  );
 }
 
 /** V1's default tool prefix: snake_case of a name (`tool-math` → `tool_math`, `GlossaryToolset` → `glossary_toolset`). */

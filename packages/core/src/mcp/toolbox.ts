@@ -68,7 +68,7 @@ export class RolloutToolbox {
     this.listing ??= (async () => {
       const out: QualifiedTool[] = [];
       const seen = new Set(this.o.reserved ?? []);
-      for (const [server, p] of this.providers) {
+      for (const server of this.providers.keys()) {
         for (const t of await this.listServer(server, this.o.signal)) {
           const name = `${server}_${t.name}`;
           if (seen.has(name)) throw this.failed(new ToolsetError(`tool name "${name}" is offered twice`));
@@ -96,11 +96,17 @@ export class RolloutToolbox {
   ): Promise<CallToolResult> {
     const p = this.provider(server);
     if (this.disabled(server, tool))
-      return { content: [{ type: "text", text: `error: tool '${server}_${tool}' is disabled` }], isError: true };
+      return {
+        content: [{ type: "text", text: `error: tool '${server}_${tool}' is disabled` }],
+        isError: true,
+      };
     const started = performance.now();
     const extra = this.o.meta?.(server);
     const result = await this.guard(() =>
-      p.callTool(tool, args, { meta: extra || meta ? { ...meta, ...extra } : undefined, signal: this.o.signal }),
+      p.callTool(tool, args, {
+        meta: extra || meta ? { ...meta, ...extra } : undefined,
+        signal: this.o.signal,
+      }),
     );
     this.record({
       server,
@@ -129,7 +135,8 @@ export class RolloutToolbox {
 
   private provider(server: string): ToolProvider {
     const p = this.providers.get(server);
-    if (!p) throw new ToolsetError(`no toolset named "${server}" (have: ${this.serverNames.join(", ") || "none"})`);
+    if (!p)
+      throw new ToolsetError(`no toolset named "${server}" (have: ${this.serverNames.join(", ") || "none"})`);
     return p;
   }
 
@@ -139,8 +146,8 @@ export class RolloutToolbox {
 
   private record(r: ToolCallRecord): void {
     const info = this.o.trace.info;
-    const list = (info["tool_calls"] ??= []) as ToolCallRecord[];
-    list.push(r);
+    if (!Array.isArray(info["tool_calls"])) info["tool_calls"] = [];
+    (info["tool_calls"] as ToolCallRecord[]).push(r);
   }
 
   private failed(e: ToolsetError): ToolsetError {

@@ -26,11 +26,15 @@ export function mcpUser(server: ToolProvider): McpUser {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new UserError(`user simulator "${server.name}": respond returned no JSON: ${text.slice(0, 200)}`);
+        throw new UserError(
+          `user simulator "${server.name}": respond returned no JSON: ${text.slice(0, 200)}`,
+        );
       }
       const messages = (parsed as { messages?: unknown } | null)?.messages;
       if (!Array.isArray(messages))
-        throw new UserError(`user simulator "${server.name}": respond must return {"messages": [...]}, got ${text.slice(0, 200)}`);
+        throw new UserError(
+          `user simulator "${server.name}": respond must return {"messages": [...]}, got ${text.slice(0, 200)}`,
+        );
       try {
         return messagesFromWire(messages);
       } catch (e) {

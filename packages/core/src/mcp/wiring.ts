@@ -5,7 +5,7 @@
  * server. Everything it starts is stopped by `close`, whatever the harness did.
  */
 import type { HarnessConfig } from "../config/schema.ts";
-import { ToolsetError } from "../errors.ts";
+import type { ToolsetError } from "../errors.ts";
 import type { InterceptionServer, Registration } from "../interception/server.ts";
 import type { RolloutSession } from "../interception/session.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
@@ -45,12 +45,14 @@ export class RolloutWiring<D extends TaskData> {
     if (!declared) return null;
     const spec = parseServerSpec(declared, `taskset "${this.o.taskset.id}" userServer`);
     let opening: Promise<McpUser> | null = null;
-    const open = () =>
-      (opening ??= (async () => {
+    const open = (): Promise<McpUser> => {
+      opening ??= (async () => {
         const state = spec.command !== undefined ? await this.state() : null;
         this.user = mcpUser(openServer(spec, this.o.runtime, state));
         return this.user;
-      })());
+      })();
+      return opening;
+    };
     return { respond: async (message: string): Promise<Message[]> => (await open()).respond(message) };
   }
 

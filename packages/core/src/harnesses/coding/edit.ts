@@ -48,7 +48,10 @@ export const editTool: ToolDefinition<TaskData> = {
     const n = occurrences(text, oldStr);
     if (n !== 1) throw new ToolFailure(`error: old_str must appear exactly once in ${path} (found ${n})`);
     try {
-      await runtime.writeFile(path, text.replace(oldStr, () => newStr));
+      await runtime.writeFile(
+        path,
+        text.replace(oldStr, () => newStr),
+      );
     } catch (e) {
       throw new ToolFailure(`error: could not write ${path}: ${message(e)}`);
     }

@@ -11,6 +11,7 @@ import { chatLoop } from "../chat-loop.ts";
 import type { Harness } from "../harness.ts";
 import { codingPrompt } from "./prompt.ts";
 import { codingToolkit } from "./toolkit.ts";
+import { codingToolsets } from "./toolset.ts";
 
 let warnedHostShell = false;
 
@@ -18,8 +19,13 @@ export const codingHarness: Harness = {
   id: "default",
   supportsTools: true,
   supportsUserSim: true,
+  toolsets: codingToolsets,
   async run(ctx) {
-    if (ctx.runtime.kind === "subprocess" && !warnedHostShell && !ctx.config.disabled_tools?.includes("bash")) {
+    if (
+      ctx.runtime.kind === "subprocess" &&
+      !warnedHostShell &&
+      !ctx.config.disabled_tools?.includes("bash")
+    ) {
       warnedHostShell = true;
       process.emitWarning(
         'harness "default" runs the model\'s bash commands on the subprocess runtime, i.e. on this host; use harness.runtime.type = "sandbox" to contain them',

@@ -5,8 +5,10 @@
 import type { Message } from "../../types.ts";
 import { contentText } from "../../types.ts";
 
-const BASH = "You are a coding agent: you solve the task by running shell commands with the `bash` tool in your working directory.";
-const EDIT = "To change a file, use the `edit` tool, which replaces one exact occurrence of `old_str` with `new_str`.";
+const BASH =
+  "You are a coding agent: you solve the task by running shell commands with the `bash` tool in your working directory.";
+const EDIT =
+  "To change a file, use the `edit` tool, which replaces one exact occurrence of `old_str` with `new_str`.";
 
 export function codingPreamble(edit: boolean): string {
   return edit ? `${BASH} ${EDIT}` : BASH;

@@ -1,21 +1,13 @@
 /**
  * What the coding agent's model can call, and how a call is dispatched — V1's default program:
  * arguments that are not JSON, or not a JSON object, and unknown names are error tool messages
- * in V1's words; `<server>_<tool>` names go to the rollout's toolsets (over MCP where they are
- * MCP servers); `bash` and `edit` run in the rollout's runtime.
+ * in V1's words. `bash` and `edit` (the `coding` toolset, shown bare) run in the rollout's
+ * runtime; `<server>_<tool>` names go to the task's toolsets (over MCP where they are servers).
  */
-import { executeToolCall } from "../../interception/tools.ts";
-import { type ToolDefinition, toolSchemas } from "../../task.ts";
-import type { TaskData } from "../../types.ts";
+import type { TaskData, Tool } from "../../types.ts";
 import type { Toolkit } from "../chat-loop.ts";
 import type { HarnessContext } from "../harness.ts";
-import { bashTool } from "./bash.ts";
-import { editTool } from "./edit.ts";
-
-/** bash and edit, less those in `harness.disabled_tools`. */
-export function codingTools(disabled: readonly string[] | null): ToolDefinition<TaskData>[] {
-  return [bashTool, editTool].filter((t) => !disabled?.includes(t.name));
-}
+import { CODING_SERVER } from "./toolset.ts";
 
 function typeName(v: unknown): string {
   if (v === null) return "NoneType";
@@ -27,11 +19,17 @@ function typeName(v: unknown): string {
 }
 
 export async function codingToolkit<D extends TaskData>(ctx: HarnessContext<D>): Promise<Toolkit> {
-  const native = codingTools(ctx.config.disabled_tools);
-  const remote = await ctx.toolbox.tools();
-  const handlerCtx = { task: ctx.task, trace: ctx.session.trace, runtime: ctx.runtime, signal: ctx.signal };
+  const all = await ctx.toolbox.tools();
+  // The model's name for each tool → its qualified toolbox name.
+  const route = new Map<string, string>();
+  const schemas: Tool[] = [];
+  for (const t of all) {
+    const shown = t.server === CODING_SERVER ? t.tool : t.name;
+    route.set(shown, t.name);
+    schemas.push({ ...t.schema, name: shown });
+  }
   return {
-    schemas: [...toolSchemas(native), ...remote.map((t) => t.schema)],
+    schemas,
     async run(call) {
       let args: unknown;
       try {
@@ -41,11 +39,9 @@ export async function codingToolkit<D extends TaskData>(ctx: HarnessContext<D>):
       }
       if (typeof args !== "object" || args === null || Array.isArray(args))
         return `error: tool arguments must be a JSON object, got ${typeName(args)}; resend as an object`;
-      const obj = args as Record<string, unknown>;
-      if (remote.some((t) => t.name === call.name)) return (await ctx.toolbox.callQualified(call.name, obj))!;
-      if (native.some((t) => t.name === call.name))
-        return (await executeToolCall(native, call.name, obj, handlerCtx)).content;
-      return `error: unknown tool '${call.name}'`;
+      const target = route.get(call.name);
+      if (target === undefined) return `error: unknown tool '${call.name}'`;
+      return (await ctx.toolbox.callQualified(target, args as Record<string, unknown>))!;
     },
   };
 }

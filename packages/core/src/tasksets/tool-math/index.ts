@@ -67,6 +67,8 @@ export default defineTaskset<ToolMathData, ToolMathConfig>({
     return generateTasks(size, seed);
   },
   tools: TOOLS,
+  // Under the coding agent (`default`) and over MCP the tools are `math_calculate`, `math_convert`.
+  toolPrefix: "math",
   metrics: [
     {
       name: "tool_calls",

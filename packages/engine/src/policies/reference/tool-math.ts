@@ -8,6 +8,7 @@ import type { Rng } from "envroll/internal/random.ts";
 import { SYSTEM } from "envroll/internal/tasksets/tool-math/index.ts";
 import { parseQuestion } from "envroll/internal/tasksets/tool-math/problems.ts";
 import { parseChatPrompt } from "../chat-prompt.ts";
+import { offeredTools, toolName } from "./tool-names.ts";
 import type { ReferenceSolver } from "./types.ts";
 
 const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
@@ -30,7 +31,9 @@ export const toolMathSolver: ReferenceSolver = {
     if (results.length === 0 && rng() < 0.1) return "That is roughly <answer>100</answer>.";
     const next = problem.template.step(problem.params, results);
     if (next) {
-      return `Step ${results.length + 1}.\n<tool_call>\n${JSON.stringify({ name: next.name, arguments: next.arguments })}\n</tool_call>`;
+      // Bare under the `tools` harness, `math_calculate` under `default`, whatever the prompt offers.
+      const name = toolName(offeredTools(promptText), next.name) ?? next.name;
+      return `Step ${results.length + 1}.\n<tool_call>\n${JSON.stringify({ name, arguments: next.arguments })}\n</tool_call>`;
     }
     const answer = results.at(-1) ?? 0;
     const given = rng() < 0.15 ? answer * 1.1 + 1 : answer;
