@@ -6,6 +6,7 @@
 import type { ModelResponse, Sampling } from "../../clients/client.ts";
 import { InterceptionError } from "../../errors.ts";
 import { bearerToken } from "../../http/index.ts";
+import { mergeSplitTurns } from "../split-turns.ts";
 import { messagesFromWire, messageToWire, toolsFromWire, type WireToolCall } from "../wire.ts";
 import { type Dialect, type DialectRequest, type SseEvent, unixSeconds } from "./dialect.ts";
 
@@ -115,7 +116,7 @@ export const chatDialect: Dialect = {
     if (streamOptions != null && typeof streamOptions !== "object")
       throw new InterceptionError("stream_options: expected an object");
     return {
-      messages: messagesFromWire(body["messages"]),
+      messages: mergeSplitTurns(messagesFromWire(body["messages"])),
       tools: toolsFromWire(body["tools"]),
       sampling: samplingFromWire(body),
       stream: body["stream"] === true,
