@@ -169,7 +169,9 @@ async function runHarness<D extends TaskData>(
   try {
     const context = () => ({ task: spec.task, trace, runtime, signal: abort.signal });
     const extra = spec.harness.toolsets?.(context, spec.harnessConfig) ?? [];
-    const toolbox = await boundary(ToolsetError, "toolsets", () => wiring.bind(session, tools, context, extra));
+    const toolbox = await boundary(ToolsetError, "toolsets", () =>
+      wiring.bind(session, tools, context, extra),
+    );
     const run = spec.harness.run({
       task: spec.task,
       session,

@@ -31,7 +31,11 @@ export function mergeSplitTurns(messages: Message[]): Message[] {
       isEmpty(m.content) &&
       m.reasoning_content == null
     ) {
-      const merged: AssistantMessage = { ...prev, content: plainText(prev.content), tool_calls: m.tool_calls };
+      const merged: AssistantMessage = {
+        ...prev,
+        content: plainText(prev.content),
+        tool_calls: m.tool_calls,
+      };
       out[out.length - 1] = merged;
     } else out.push(m);
   }

@@ -41,7 +41,9 @@ export async function executeToolCall<D extends TaskData>(
     try {
       args = rawArguments.trim() === "" ? {} : JSON.parse(rawArguments);
     } catch (e) {
-      return failed(`Error: tool arguments are not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+      return failed(
+        `Error: tool arguments are not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
   if (typeof args !== "object" || args === null || Array.isArray(args))

@@ -49,7 +49,8 @@ const getTask: InterceptionRoute = {
   method: "GET",
   path: "/task",
   errorBody: stateErrorBody,
-  handle: (ctx) => sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(ctx.session.trace.task) }),
+  handle: (ctx) =>
+    sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(ctx.session.trace.task) }),
 };
 
 const MCP_PATH = /^\/mcp\/([^/]+)\/?$/;

@@ -127,7 +127,11 @@ export class SandboxRuntime implements Runtime {
   interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
     const base = { LOGNAME: "sandbox", USER: "sandbox", SHELL: "/bin/sh", TERM: "dumb" };
-    return { argv: this.command(argv, this.workdir), env: { ...base, ...this.environment(env) }, cwd: this.workdir };
+    return {
+      argv: this.command(argv, this.workdir),
+      env: { ...base, ...this.environment(env) },
+      cwd: this.workdir,
+    };
   }
 
   async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {

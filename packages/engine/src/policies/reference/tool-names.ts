@@ -4,7 +4,7 @@
  * harness) or MCP-named `<server>_<tool>` (`math_calculate`, `coding_bash`).
  */
 
-const TOOLS_BLOCK = /<tools>([\s\S]*?)<\/tools>/;
+const TOOLS_BLOCK = /<tools>\n([\s\S]*?)\n<\/tools>/;
 const FUNCTION_NAME = /"function":\s*\{"name":\s*"([^"]+)"/g;
 
 export function offeredTools(promptText: string): string[] {

@@ -1,0 +1,116 @@
+/**
+ * A real SDK agent as the harness: the `@openai/agents` program reaches the task's tools and
+ * bash over MCP and trains through the TrainClient against the built-in engine (reference
+ * policy). Token-exact: every /generate input is a prefix of its trace's branch, the history the
+ * SDK re-sends never forks the trace, and every sampled id and logprob is a loss-masked token
+ * of the Miles sample.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { branchToSample } from "../../packages/core/src/miles/convert.ts";
+import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { SglangTransport } from "../../packages/core/src/transport/index.ts";
+import { startEngine } from "../../packages/engine/src/index.ts";
+
+interface Generated {
+  sessionId: string;
+  inputIds: number[];
+  outputIds: number[];
+  logprobs: number[];
+}
+
+async function runAgent(taskset: string, toml: string) {
+  const engine = await startEngine({ policy: "reference", seed: 5 });
+  const transport = new SglangTransport({ baseUrl: engine.url });
+  const generated: Generated[] = [];
+  const generate = transport.generate.bind(transport);
+  transport.generate = async (req) => {
+    const r = await generate(req);
+    generated.push({
+      sessionId: req.sessionId,
+      inputIds: [...req.inputIds],
+      outputIds: r.outputIds,
+      logprobs: r.logprobs,
+    });
+    return r;
+  };
+  const client = new TrainClient({ renderer: createRenderer("qwen3"), transport });
+  const config = await loadConfig(
+    `model = "Qwen/Qwen3-0.6B"\nmax_turns = 12\nnum_rollouts = 2\n${toml}\n[taskset]\nid = "${taskset}"\n[harness]\nid = "openai-agents"\n`,
+  );
+  const env = await loadEnvironment(config);
+  try {
+    const traces = (await Promise.all([0, 1].map((i) => env.runGroup(i, 2, { client })))).flat();
+    return { traces, generated };
+  } finally {
+    await client.close();
+    await env.close();
+    await engine.close();
+  }
+}
+
+function assertTokenExact(traces: TraceRecord[], generated: Generated[]): void {
+  for (const t of traces) {
+    assert.equal(t.branches.length, 1, `trace ${t.id} forked: the SDK's re-sent history did not match`);
+    const branch = t.branches[0]!;
+    const turns = generated.filter((g) => g.sessionId === t.id);
+    assert.equal(turns.length, t.num_turns);
+    for (const g of turns)
+      assert.deepEqual(
+        branch.token_ids.slice(0, g.inputIds.length),
+        g.inputIds,
+        "a /generate input is not a prefix",
+      );
+    const sample = branchToSample(t, 0);
+    const start = sample.tokens.length - sample.response_length;
+    const masked = sample.tokens.slice(start).filter((_, i) => sample.loss_mask[i] === 1);
+    const maskedLogprobs = sample.rollout_log_probs.filter((_, i) => sample.loss_mask[i] === 1);
+    assert.deepEqual(
+      masked,
+      turns.flatMap((g) => g.outputIds),
+    );
+    assert.deepEqual(
+      maskedLogprobs,
+      turns.flatMap((g) => g.logprobs),
+    );
+  }
+}
+
+test("openai-agents: tool-math over MCP (math_calculate, math_convert), token-exact through the TrainClient", async () => {
+  const { traces, generated } = await runAgent("tool-math", "");
+  assert.equal(traces.length, 4);
+  for (const t of traces) {
+    assert.deepEqual(t.errors, [], JSON.stringify(t.errors));
+    assert.equal(t.stop_condition, "agent_completed");
+  }
+  const calls = traces.flatMap((t) => (t.info["tool_calls"] as { server: string; tool: string }[]) ?? []);
+  assert.ok(calls.length > 0 && calls.every((c) => c.server === "math"), JSON.stringify(calls));
+  assert.ok(
+    traces.every((t) => t.metrics["tool_calls"] === (t.info["tool_calls"] as unknown[] | undefined)?.length),
+  );
+  assert.ok(
+    traces.some((t) => t.reward === 1),
+    "no task was solved",
+  );
+  assertTokenExact(traces, generated);
+});
+
+test("openai-agents: code-golf runs its program with coding_bash in the sandbox before answering, token-exact", async () => {
+  const { traces, generated } = await runAgent(
+    "code-golf",
+    '[harness.runtime]\ntype = "sandbox"\nallow_unsandboxed = true',
+  );
+  for (const t of traces) {
+    assert.deepEqual(t.errors, [], JSON.stringify(t.errors));
+    assert.ok(["passed", "latency"].every((k) => k in t.metrics));
+  }
+  const bashRuns = traces.flatMap((t) => (t.info["tool_calls"] as { server: string; tool: string }[]) ?? []);
+  assert.ok(bashRuns.length >= traces.length - 1, "the agent answered without running its program");
+  assert.ok(bashRuns.every((c) => c.server === "coding" && c.tool === "bash"));
+  assert.ok(traces.some((t) => t.metrics["passed"] === 1));
+  assertTokenExact(traces, generated);
+});
