@@ -35,38 +35,54 @@ async function withRuntime<T>(rt: Runtime, fn: (rt: Runtime) => Promise<T>): Pro
 const run = (rt: Runtime, tool: typeof bashTool, args: Record<string, unknown>) =>
   executeToolCall([tool], tool.name, args, { task: { idx: 0 }, trace: null as never, runtime: rt });
 
-test("bash in the sandbox: stdout then stderr, a write outside the workdir fails, the network is closed", { skip: noSandbox }, async () => {
-  const outside = `/work/envroll-escape-${randomBytes(6).toString("hex")}`;
-  const listener = createServer(() => {}).listen(0, "127.0.0.1");
-  await new Promise((r) => listener.once("listening", r));
-  const port = (listener.address() as { port: number }).port;
-  try {
-    await withRuntime(new SandboxRuntime({ type: "sandbox" }), async (rt) => {
-      const mixed = await run(rt, bashTool, { command: "echo out; echo err >&2; exit 3" });
-      assert.deepEqual(mixed, { content: "out\nerr\n", isError: false }, "V1: stdout + stderr, no exit status");
-      const inside = await run(rt, bashTool, { command: "echo hi > note.txt && cat note.txt && pwd" });
-      assert.equal(inside.content, `hi\n${rt.workdir}\n`);
-      const escape = await run(rt, bashTool, { command: `echo x > ${outside} && echo WROTE || echo REFUSED` });
-      assert.match(escape.content, /REFUSED/);
-      assert.equal(existsSync(outside), false, "the host file system was written");
-      const net = await run(rt, bashTool, {
-        command: `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=2)" && echo CONNECTED || echo CLOSED`,
+test(
+  "bash in the sandbox: stdout then stderr, a write outside the workdir fails, the network is closed",
+  { skip: noSandbox },
+  async () => {
+    const outside = `/work/envroll-escape-${randomBytes(6).toString("hex")}`;
+    const listener = createServer(() => {}).listen(0, "127.0.0.1");
+    await new Promise((r) => listener.once("listening", r));
+    const port = (listener.address() as { port: number }).port;
+    try {
+      await withRuntime(new SandboxRuntime({ type: "sandbox" }), async (rt) => {
+        const mixed = await run(rt, bashTool, { command: "echo out; echo err >&2; exit 3" });
+        assert.deepEqual(
+          mixed,
+          { content: "out\nerr\n", isError: false },
+          "V1: stdout + stderr, no exit status",
+        );
+        const inside = await run(rt, bashTool, { command: "echo hi > note.txt && cat note.txt && pwd" });
+        assert.equal(inside.content, `hi\n${rt.workdir}\n`);
+        const escape = await run(rt, bashTool, {
+          command: `echo x > ${outside} && echo WROTE || echo REFUSED`,
+        });
+        assert.match(escape.content, /REFUSED/);
+        assert.equal(existsSync(outside), false, "the host file system was written");
+        const net = await run(rt, bashTool, {
+          command: `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=2)" && echo CONNECTED || echo CLOSED`,
+        });
+        assert.match(net.content, /CLOSED/);
+        assert.doesNotMatch(net.content, /CONNECTED/);
       });
-      assert.match(net.content, /CLOSED/);
-      assert.doesNotMatch(net.content, /CONNECTED/);
-    });
-  } finally {
-    listener.close();
-  }
-});
+    } finally {
+      listener.close();
+    }
+  },
+);
 
 test("edit: V1's rules and messages (exactly one occurrence, path as given)", async () => {
   await withRuntime(new SubprocessRuntime(), async (rt) => {
     await rt.writeFile("a.txt", "one two two\n");
     const edit = (args: Record<string, unknown>) => run(rt, editTool, args).then((r) => r.content);
     assert.equal(await edit({ old_str: "x", new_str: "y" }), "error: 'path' is required");
-    assert.equal(await edit({ path: "a.txt", old_str: "x", new_str: 3 }), "error: 'old_str' and 'new_str' must be strings");
-    assert.equal(await edit({ path: "a.txt", old_str: "", new_str: "y" }), "error: 'old_str' must be a non-empty string");
+    assert.equal(
+      await edit({ path: "a.txt", old_str: "x", new_str: 3 }),
+      "error: 'old_str' and 'new_str' must be strings",
+    );
+    assert.equal(
+      await edit({ path: "a.txt", old_str: "", new_str: "y" }),
+      "error: 'old_str' must be a non-empty string",
+    );
     assert.equal(await edit({ path: "nope.txt", old_str: "x", new_str: "y" }), "error: nope.txt not found");
     assert.equal(
       await edit({ path: "a.txt", old_str: "two", new_str: "2" }),
@@ -76,9 +92,16 @@ test("edit: V1's rules and messages (exactly one occurrence, path as given)", as
       await edit({ path: "a.txt", old_str: "three", new_str: "3" }),
       "error: old_str must appear exactly once in a.txt (found 0)",
     );
-    assert.match(await edit({ path: "/etc/hostname", old_str: "a", new_str: "b" }), /^error: could not read \/etc\/hostname: /);
+    assert.match(
+      await edit({ path: "/etc/hostname", old_str: "a", new_str: "b" }),
+      /^error: could not read \/etc\/hostname: /,
+    );
     assert.equal(await edit({ path: "a.txt", old_str: "one", new_str: "$&1" }), "Edited a.txt");
-    assert.equal(new TextDecoder().decode(await rt.readFile("a.txt")), "$&1 two two\n", "replacement is literal");
+    assert.equal(
+      new TextDecoder().decode(await rt.readFile("a.txt")),
+      "$&1 two two\n",
+      "replacement is literal",
+    );
     const failed = await run(rt, editTool, { path: "a.txt", old_str: "zzz", new_str: "" });
     assert.equal(failed.isError, true, "a failed edit is an error result (MCP isError)");
   });
@@ -100,7 +123,8 @@ const notes = defineTaskset({
     {
       name: "file",
       needsRuntime: true,
-      fn: async ({ runtime }) => (new TextDecoder().decode(await runtime!.readFile("answer.txt")) === "42\n" ? 1 : 0),
+      fn: async ({ runtime }) =>
+        new TextDecoder().decode(await runtime!.readFile("answer.txt")) === "42\n" ? 1 : 0,
     },
   ],
 });
@@ -129,9 +153,14 @@ test("default harness: bash, edit and <server>_<tool> in one episode; V1 errors 
     );
     const system = first.messages[0] as Message;
     assert.match(contentText(system.content), /^You are a coding agent[\s\S]*`edit`[\s\S]*\n\nKeep notes\.$/);
-    const tools = r!.nodes.filter((n) => n.message.role === "tool").map((n) => contentText(n.message.content as string));
+    const tools = r!.nodes
+      .filter((n) => n.message.role === "tool")
+      .map((n) => contentText(n.message.content as string));
     assert.deepEqual(tools.slice(0, 4), ["41\n", "Edited answer.txt", "4", "error: unknown tool 'count'"]);
-    assert.match(tools[4]!, /^error: invalid JSON in tool arguments \(.+\); resend the call with valid JSON$/);
+    assert.match(
+      tools[4]!,
+      /^error: invalid JSON in tool arguments \(.+\); resend the call with valid JSON$/,
+    );
     assert.equal(tools[5], "error: tool arguments must be a JSON object, got list; resend as an object");
     const calls = r!.info["tool_calls"] as { server: string; tool: string; is_error: boolean }[];
     assert.deepEqual(

@@ -21,7 +21,10 @@ function typeName(v: unknown): string {
 export async function codingToolkit<D extends TaskData>(ctx: HarnessContext<D>): Promise<Toolkit> {
   // V1's order: bash and edit first, then the toolsets' tools.
   const listed = await ctx.toolbox.tools();
-  const all = [...listed.filter((t) => t.server === CODING_SERVER), ...listed.filter((t) => t.server !== CODING_SERVER)];
+  const all = [
+    ...listed.filter((t) => t.server === CODING_SERVER),
+    ...listed.filter((t) => t.server !== CODING_SERVER),
+  ];
   // The model's name for each tool → its qualified toolbox name.
   const route = new Map<string, string>();
   const schemas: Tool[] = [];
