@@ -53,10 +53,10 @@ test(
         );
         const inside = await run(rt, bashTool, { command: "echo hi > note.txt && cat note.txt && pwd" });
         assert.equal(inside.content, `hi\n${rt.workdir}\n`);
-        const escape = await run(rt, bashTool, {
+        const escaped = await run(rt, bashTool, {
           command: `echo x > ${outside} && echo WROTE || echo REFUSED`,
         });
-        assert.match(escape.content, /REFUSED/);
+        assert.match(escaped.content, /REFUSED/);
         assert.equal(existsSync(outside), false, "the host file system was written");
         const net = await run(rt, bashTool, {
           command: `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=2)" && echo CONNECTED || echo CLOSED`,
