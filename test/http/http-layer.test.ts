@@ -59,7 +59,7 @@ test("interception routes mount beside the dialects, with their own secret heade
   const server = new InterceptionServer();
   server.mount({
     method: "GET",
-    path: "/state",
+    path: "/probe",
     secret: (req) => (typeof req.headers["x-k"] === "string" ? req.headers["x-k"] : null),
     errorBody: (message) => ({ error: message }),
     handle: ({ res, session }) => sendJson(res, 200, { turns: session.trace.numTurns }),
@@ -68,10 +68,10 @@ test("interception routes mount beside the dialects, with their own secret heade
   const reg = await server.register({ trace: { numTurns: 4 } } as never);
   try {
     const origin = reg.baseUrl.replace(/\/v1$/, "");
-    assert.deepEqual(await (await fetch(`${origin}/state`, { headers: { "x-k": reg.secret } })).json(), {
+    assert.deepEqual(await (await fetch(`${origin}/probe`, { headers: { "x-k": reg.secret } })).json(), {
       turns: 4,
     });
-    const denied = await fetch(`${origin}/state`, { headers: { authorization: `Bearer ${reg.secret}` } });
+    const denied = await fetch(`${origin}/probe`, { headers: { authorization: `Bearer ${reg.secret}` } });
     assert.equal(denied.status, 401);
     assert.deepEqual(await denied.json(), { error: "invalid or unknown rollout secret" });
   } finally {

@@ -39,7 +39,7 @@ test(
   "bash in the sandbox: stdout then stderr, a write outside the workdir fails, the network is closed",
   { skip: noSandbox },
   async () => {
-    const outside = `/work/envroll-escape-${randomBytes(6).toString("hex")}`;
+    const outside = `/var/tmp/envroll-escape-${randomBytes(6).toString("hex")}`;
     const listener = createServer(() => {}).listen(0, "127.0.0.1");
     await new Promise((r) => listener.once("listening", r));
     const port = (listener.address() as { port: number }).port;
