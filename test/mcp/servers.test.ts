@@ -280,3 +280,32 @@ test("scope: a rollout-scoped server is one process per rollout, a worker-scoped
     await env.close();
   }
 });
+
+test("a user simulator that is an MCP server: opens the task, answers each reply, ends it through /state", async () => {
+  const userServer = [
+    process.execPath,
+    "--import",
+    import.meta.resolve("tsx"),
+    fileURLToPath(new URL("./servers/user.ts", import.meta.url)),
+  ];
+  const chatty = defineTaskset({
+    id: "chatty",
+    load: () => [{ idx: 0, prompt: null }],
+    userServer: { name: "user", command: userServer },
+    stops: [{ name: "done", fn: ({ trace }) => trace.state["done"] === true }],
+  });
+  const client = new ScriptedClient(() => say("hello"));
+  const env = await envFor(chatty, 'harness.id = "null"');
+  try {
+    const [r] = await env.runGroup(0, 1, { client });
+    assert.deepEqual(r!.errors, []);
+    assert.equal(r!.stop_condition, "done");
+    assert.equal(r!.num_turns, 2);
+    const users = r!.nodes
+      .filter((n) => n.message.role === "user")
+      .map((n) => contentText(n.message.content as string));
+    assert.deepEqual(users, ["Say hello.", 'You said "hello". Again.']);
+  } finally {
+    await env.close();
+  }
+});
