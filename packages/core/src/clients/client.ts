@@ -71,9 +71,22 @@ export interface TokenBudget {
   cappedBy: "requested" | "context_length" | "max_response_length" | null;
 }
 
+/**
+ * A token estimate for clients without a tokenizer: UTF-8 bytes of the chat-wire messages and
+ * tools / 4. A program only uses the figure to budget its context.
+ */
+export function estimateTokens(messages: readonly Message[], tools: readonly Tool[]): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify([messages, tools])) / 4);
+}
+
 export interface Client {
   readonly kind: "train" | "eval";
   getResponse(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * Prompt tokens of a conversation as this client would send it (Anthropic `count_tokens`).
+   * Exact for a TrainClient (its renderer); without it the interception server estimates.
+   */
+  countTokens?(messages: Message[], tools: Tool[]): Promise<number>;
   /**
    * Aborts in-flight requests of one session (rollout), or all of this client's when omitted —
    * never requests other clients sent to the same (possibly shared) server.

@@ -107,6 +107,15 @@ export class TrainClient implements Client {
     return response;
   }
 
+  async countTokens(messages: Message[], tools: Tool[]): Promise<number> {
+    const renderTools = tools.length > 0 ? tools.map(toRenderTool) : null;
+    return this.renderer.render(messages, {
+      tools: renderTools,
+      enableThinking: this.enableThinking,
+      addGenerationPrompt: true,
+    }).tokenIds.length;
+  }
+
   /** Forgets a finished rollout's bridge state. */
   endSession(sessionId: string): void {
     this.sessions.end(sessionId);

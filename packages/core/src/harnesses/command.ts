@@ -4,6 +4,8 @@
  *
  * - `OPENAI_BASE_URL` — the interception endpoint, ending in `/v1`;
  * - `OPENAI_API_KEY` — this rollout's secret (the bearer token for every route);
+ * - `ANTHROPIC_BASE_URL` / `ANTHROPIC_API_KEY` — the same server and secret the way the
+ *   Anthropic SDKs read them (the base URL without `/v1`; the key goes in `x-api-key`);
  * - `ENVROLL_PROMPT` — JSON array of the opening messages in OpenAI form (the system prompt
  *   only, or `[]`, when the user simulator opens: the server injects its opening);
  * - `ENVROLL_TOOLS` — JSON array of the task's tools as `{type: "function", function: {…}}`;

@@ -23,6 +23,8 @@ export async function programEnv<D extends TaskData>(
   return {
     OPENAI_BASE_URL: ep.baseUrl,
     OPENAI_API_KEY: ep.secret,
+    ANTHROPIC_BASE_URL: ep.baseUrl.replace(/\/v1$/, ""),
+    ANTHROPIC_API_KEY: ep.secret,
     ENVROLL_PROMPT: JSON.stringify(prompt.map(messageToWire)),
     ENVROLL_TOOLS: JSON.stringify(toolSchemas(ctx.tools).map(toolToWire)),
     ENVROLL_MODEL: ctx.session.model,

@@ -25,9 +25,11 @@ import {
   sendError,
   sendJson,
 } from "../http/index.ts";
+import { anthropicDialect, countTokensRoute } from "./dialects/anthropic/index.ts";
 import { SharedServers } from "../mcp/launch.ts";
 import { rolloutRoutes } from "../mcp/routes.ts";
 import { chatDialect, openAiErrorBody } from "./dialects/chat.ts";
+import { responsesDialect } from "./dialects/responses/index.ts";
 import { modelRoute } from "./model-route.ts";
 import type { InterceptionRoute } from "./route.ts";
 import type { RolloutSession } from "./session.ts";
@@ -56,7 +58,9 @@ export class InterceptionServer {
 
   constructor(options: InterceptionServerOptions = {}) {
     const modelOptions = { keepaliveMs: options.keepaliveMs ?? 3000 };
-    for (const dialect of [chatDialect]) this.mount(modelRoute(dialect, modelOptions));
+    for (const dialect of [chatDialect, responsesDialect, anthropicDialect])
+      this.mount(modelRoute(dialect, modelOptions));
+    this.mount(countTokensRoute);
     this.mount(toolRoute);
     for (const route of rolloutRoutes) this.mount(route);
   }

@@ -4,7 +4,7 @@
  * over HTTP by external programs. Per model call it checks limits, then the task's stop
  * conditions, records the turn in the trace, and drives the user simulator.
  */
-import type { Client, ModelResponse, Sampling } from "../clients/client.ts";
+import { type Client, estimateTokens, type ModelResponse, type Sampling } from "../clients/client.ts";
 import {
   asTyped,
   boundary,
@@ -80,6 +80,14 @@ export class RolloutSession<D extends TaskData = TaskData> {
     const counts = (this.trace.info["dialects"] ?? {}) as Record<string, number>;
     counts[key] = (counts[key] ?? 0) + 1;
     this.trace.info["dialects"] = counts;
+  }
+
+  /** Prompt tokens of a conversation (Anthropic `count_tokens`); never a turn of the trace. */
+  countTokens(messages: Message[], tools: Tool[]): Promise<number> {
+    const client = this.o.client;
+    return client.countTokens
+      ? client.countTokens(messages, tools)
+      : Promise.resolve(estimateTokens(messages, tools));
   }
 
   /** Executes a task tool by name; failures become the returned text. */

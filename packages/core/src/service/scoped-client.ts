@@ -6,7 +6,8 @@
  * only ever wants to stop its own request, so this wrapper remembers the sessions (trace ids) it
  * has in flight and aborts exactly those.
  */
-import type { Client, ModelRequest, ModelResponse } from "../clients/client.ts";
+import { type Client, estimateTokens, type ModelRequest, type ModelResponse } from "../clients/client.ts";
+import type { Message, Tool } from "../types.ts";
 
 export class ScopedClient implements Client {
   private readonly inFlight = new Map<string, number>();
@@ -31,6 +32,12 @@ export class ScopedClient implements Client {
       if (left > 0) this.inFlight.set(id, left);
       else this.inFlight.delete(id);
     }
+  }
+
+  countTokens(messages: Message[], tools: Tool[]): Promise<number> {
+    return this.inner.countTokens
+      ? this.inner.countTokens(messages, tools)
+      : Promise.resolve(estimateTokens(messages, tools));
   }
 
   /** Aborts one session, or every session this request has in flight (never the whole engine). */

@@ -1,0 +1,152 @@
+/**
+ * Anthropic Messages request → envroll messages. `system` is the system message; an assistant
+ * turn's `thinking` blocks are its `reasoning_content`, its `text` blocks its content and its
+ * `tool_use` blocks its tool calls; a user turn's `tool_result` blocks become tool messages, in
+ * order, and its other blocks one user message after them (where the API puts the next input).
+ */
+import type { Sampling } from "../../../clients/client.ts";
+import { pyJsonDumps } from "../../../renderers/py-json.ts";
+import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
+import type { DialectRequest } from "../dialect.ts";
+import { array, fail, functionTool, type Json, object, optionalNumber, string } from "../fields.ts";
+
+type Part = Exclude<Content, string>[number];
+
+export interface AnthropicBody {
+  messages: Message[];
+  tools: Tool[];
+}
+
+/** The conversation and tools of a Messages (or count_tokens) body. */
+export function parseAnthropicConversation(body: Json): AnthropicBody {
+  const messages: Message[] = [];
+  const system = body["system"];
+  if (system != null) {
+    const content = blocksContent(system, "system");
+    if (content !== "" && !(Array.isArray(content) && content.length === 0))
+      messages.push({ role: "system", content });
+  }
+  array(body["messages"], "messages").forEach((raw, i) => {
+    const path = `messages[${i}]`;
+    const m = object(raw, path);
+    if (m["role"] === "assistant") messages.push(assistantMessage(m["content"], `${path}.content`));
+    else if (m["role"] === "user") messages.push(...userMessages(m["content"], `${path}.content`));
+    else fail(`${path}.role`, `expected user or assistant, got ${JSON.stringify(m["role"])}`);
+  });
+  return { messages, tools: parseTools(body["tools"]) };
+}
+
+export function parseAnthropicRequest(body: Json): DialectRequest {
+  const { messages, tools } = parseAnthropicConversation(body);
+  // As Verifiers: the program's temperature and top_p never reach the model; its token cap
+  // (required by the API), stop sequences and top_k do, under the config's sampling.
+  const sampling: Sampling = {};
+  const maxTokens = optionalNumber(body["max_tokens"], "max_tokens");
+  if (maxTokens !== undefined) sampling.max_tokens = maxTokens;
+  const topK = optionalNumber(body["top_k"], "top_k");
+  if (topK !== undefined) sampling.top_k = topK;
+  if (body["stop_sequences"] != null)
+    sampling.stop = array(body["stop_sequences"], "stop_sequences").map((s, i) =>
+      string(s, `stop_sequences[${i}]`),
+    );
+  return {
+    messages,
+    tools,
+    sampling,
+    stream: body["stream"] === true,
+    model: typeof body["model"] === "string" ? body["model"] : null,
+    echo: {},
+  };
+}
+
+function parseTools(raw: unknown): Tool[] {
+  if (raw == null) return [];
+  return array(raw, "tools").map((t, i) => {
+    const path = `tools[${i}]`;
+    const tool = object(t, path);
+    if (tool["input_schema"] == null || (tool["type"] != null && tool["type"] !== "custom"))
+      fail(
+        path,
+        `only custom tools with an input_schema are supported, got type ${JSON.stringify(tool["type"])}`,
+      );
+    return functionTool(tool["name"], tool["description"], tool["input_schema"], path);
+  });
+}
+
+function blocks(raw: unknown, path: string): Json[] {
+  if (typeof raw === "string") return [{ type: "text", text: raw }];
+  return array(raw, path).map((b, j) => object(b, `${path}[${j}]`));
+}
+
+function assistantMessage(raw: unknown, path: string): AssistantMessage {
+  let content = "";
+  let reasoning: string | undefined;
+  const calls: ToolCall[] = [];
+  blocks(raw, path).forEach((b, j) => {
+    const at = `${path}[${j}]`;
+    if (b["type"] === "text") content += string(b["text"], `${at}.text`);
+    else if (b["type"] === "thinking")
+      reasoning = (reasoning ?? "") + string(b["thinking"], `${at}.thinking`);
+    else if (b["type"] === "redacted_thinking") {
+      // Opaque to anything but Anthropic's servers: there is no text for the model to see.
+    } else if (b["type"] === "tool_use")
+      calls.push({
+        id: string(b["id"], `${at}.id`),
+        name: string(b["name"], `${at}.name`),
+        // The spelling the chat templates use for dict arguments (Python json.dumps).
+        arguments: pyJsonDumps(b["input"] == null ? {} : object(b["input"], `${at}.input`)),
+      });
+    else fail(`${at}.type`, `unsupported assistant content block ${JSON.stringify(b["type"])}`);
+  });
+  const message: AssistantMessage = { role: "assistant", content };
+  if (reasoning !== undefined) message.reasoning_content = reasoning;
+  if (calls.length > 0) message.tool_calls = calls;
+  return message;
+}
+
+function userMessages(raw: unknown, path: string): Message[] {
+  const out: Message[] = [];
+  const rest: Json[] = [];
+  blocks(raw, path).forEach((b, j) => {
+    if (b["type"] !== "tool_result") {
+      rest.push(b);
+      return;
+    }
+    const at = `${path}[${j}]`;
+    out.push({
+      role: "tool",
+      tool_call_id: string(b["tool_use_id"], `${at}.tool_use_id`),
+      content: b["content"] == null ? "" : blocksContent(b["content"], `${at}.content`),
+    });
+  });
+  if (rest.length > 0 || out.length === 0) {
+    out.push({ role: "user", content: typeof raw === "string" ? raw : single(partsOf(rest, path)) });
+  }
+  return out;
+}
+
+/** A string, or text/image blocks as parts (a lone text block stays a plain string). */
+function blocksContent(raw: unknown, path: string): Content {
+  if (typeof raw === "string") return raw;
+  return single(partsOf(blocks(raw, path), path));
+}
+
+function single(parts: Part[]): Content {
+  return parts.length === 1 && parts[0]!.type === "text" ? parts[0]!.text : parts;
+}
+
+function partsOf(list: Json[], path: string): Part[] {
+  return list.map((b, j) => {
+    const at = `${path}[${j}]`;
+    if (b["type"] === "text") return { type: "text", text: string(b["text"], `${at}.text`) };
+    if (b["type"] === "image") {
+      const src = object(b["source"], `${at}.source`);
+      const url =
+        src["type"] === "url"
+          ? string(src["url"], `${at}.source.url`)
+          : `data:${string(src["media_type"], `${at}.source.media_type`)};base64,${string(src["data"], `${at}.source.data`)}`;
+      return { type: "image_url", image_url: { url } };
+    }
+    return fail(`${at}.type`, `unsupported content block ${JSON.stringify(b["type"])}`);
+  });
+}

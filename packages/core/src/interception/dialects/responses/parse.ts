@@ -1,0 +1,179 @@
+/**
+ * Responses request → envroll messages. `instructions` is the system message; `input` is a
+ * string (one user message) or a list of items, in which each run of assistant-side items
+ * (`reasoning`, `function_call`, assistant `message`) folds into one assistant message — the
+ * shape one sampled turn has — and `function_call_output` items become tool messages. Nothing
+ * is stored server-side, so `previous_response_id` and stored-item references are refused.
+ */
+import type { Sampling } from "../../../clients/client.ts";
+import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
+import type { DialectRequest } from "../dialect.ts";
+import {
+  array,
+  fail,
+  functionTool,
+  isObject,
+  type Json,
+  object,
+  optionalString,
+  refuseIfSet,
+  string,
+} from "../fields.ts";
+
+const NOT_STORED = "envroll stores no responses; send the whole conversation in `input` (store: false)";
+
+export function parseResponsesRequest(body: Json): DialectRequest {
+  refuseIfSet(body, "previous_response_id", NOT_STORED);
+  refuseIfSet(body, "conversation", NOT_STORED);
+  refuseIfSet(body, "background", "every response is produced in the request that asks for it");
+  const messages: Message[] = [];
+  const instructions = optionalString(body["instructions"], "instructions");
+  if (instructions) messages.push({ role: "system", content: instructions });
+  const input = body["input"];
+  if (typeof input === "string") messages.push({ role: "user", content: input });
+  else if (input != null) messages.push(...itemsToMessages(array(input, "input")));
+  return {
+    messages,
+    tools: parseTools(body["tools"]),
+    // As Verifiers: the program's temperature, top_p and token cap never reach the model (the
+    // config's sampling is the whole of it for this dialect).
+    sampling: {} satisfies Sampling,
+    stream: body["stream"] === true,
+    model: typeof body["model"] === "string" ? body["model"] : null,
+    echo: {
+      instructions: instructions ?? null,
+      tools: body["tools"] ?? [],
+      tool_choice: body["tool_choice"] ?? "auto",
+      parallel_tool_calls: body["parallel_tool_calls"] ?? true,
+      max_output_tokens: body["max_output_tokens"] ?? null,
+      temperature: body["temperature"] ?? null,
+      top_p: body["top_p"] ?? null,
+      store: body["store"] ?? false,
+      metadata: body["metadata"] ?? {},
+      text: body["text"] ?? { format: { type: "text" } },
+      reasoning: body["reasoning"] ?? { effort: null, summary: null },
+      user: body["user"] ?? null,
+    },
+  };
+}
+
+function parseTools(raw: unknown): Tool[] {
+  if (raw == null) return [];
+  return array(raw, "tools").map((t, i) => {
+    const path = `tools[${i}]`;
+    const tool = object(t, path);
+    if (tool["type"] !== "function")
+      fail(`${path}.type`, `only function tools are supported, got ${JSON.stringify(tool["type"])}`);
+    const out = functionTool(tool["name"], tool["description"], tool["parameters"], path);
+    if (typeof tool["strict"] === "boolean") out.strict = tool["strict"];
+    return out;
+  });
+}
+
+function isAssistantSide(item: Json): boolean {
+  if (item["role"] === "assistant") return true;
+  return item["type"] === "reasoning" || item["type"] === "function_call";
+}
+
+function itemsToMessages(items: unknown[]): Message[] {
+  const out: Message[] = [];
+  let run: { item: Json; path: string }[] = [];
+  const flush = () => {
+    if (run.length > 0) out.push(foldAssistant(run));
+    run = [];
+  };
+  items.forEach((raw, i) => {
+    const path = `input[${i}]`;
+    const item = object(raw, path);
+    if (isAssistantSide(item)) {
+      run.push({ item, path });
+      return;
+    }
+    flush();
+    const type = item["type"] ?? "message";
+    if (type === "function_call_output") {
+      out.push({
+        role: "tool",
+        tool_call_id: string(item["call_id"], `${path}.call_id`),
+        content: outputContent(item["output"], `${path}.output`),
+      });
+    } else if (type === "message") {
+      const role = item["role"];
+      const content = inputContent(item["content"], `${path}.content`);
+      if (role === "user") out.push({ role: "user", content });
+      else if (role === "system" || role === "developer") out.push({ role: "system", content });
+      else fail(`${path}.role`, `expected user, system, developer or assistant, got ${JSON.stringify(role)}`);
+    } else if (type === "item_reference") {
+      fail(`${path}.type`, `item_reference is not supported: ${NOT_STORED}`);
+    } else fail(`${path}.type`, `unsupported input item type ${JSON.stringify(type)}`);
+  });
+  flush();
+  return out;
+}
+
+/** One sampled turn: its text, its reasoning (summary then raw texts) and its function calls. */
+function foldAssistant(run: { item: Json; path: string }[]): AssistantMessage {
+  let content = "";
+  const reasoning: string[] = [];
+  const calls: ToolCall[] = [];
+  for (const { item, path } of run) {
+    const type = item["type"] ?? "message";
+    if (type === "message") content += assistantText(item["content"], `${path}.content`);
+    else if (type === "reasoning") {
+      for (const key of ["summary", "content"]) {
+        const parts = item[key];
+        if (parts == null) continue;
+        array(parts, `${path}.${key}`).forEach((p, j) => {
+          reasoning.push(string(object(p, `${path}.${key}[${j}]`)["text"], `${path}.${key}[${j}].text`));
+        });
+      }
+    } else if (type === "function_call") {
+      calls.push({
+        id: string(item["call_id"], `${path}.call_id`),
+        name: string(item["name"], `${path}.name`),
+        arguments: string(item["arguments"], `${path}.arguments`),
+      });
+    } else fail(`${path}.type`, `unsupported assistant item type ${JSON.stringify(type)}`);
+  }
+  const message: AssistantMessage = { role: "assistant", content };
+  if (run.some(({ item }) => item["type"] === "reasoning")) message.reasoning_content = reasoning.join("\n");
+  if (calls.length > 0) message.tool_calls = calls;
+  return message;
+}
+
+function assistantText(raw: unknown, path: string): string {
+  if (typeof raw === "string") return raw;
+  return array(raw, path)
+    .map((p, j) => {
+      const part = object(p, `${path}[${j}]`);
+      if (part["type"] === "output_text" || part["type"] === "input_text")
+        return string(part["text"], `${path}[${j}].text`);
+      if (part["type"] === "refusal") return string(part["refusal"], `${path}[${j}].refusal`);
+      return fail(`${path}[${j}].type`, `unsupported content part ${JSON.stringify(part["type"])}`);
+    })
+    .join("");
+}
+
+/** User/system content: a string stays a string; parts become text and image parts. */
+function inputContent(raw: unknown, path: string): Content {
+  if (typeof raw === "string") return raw;
+  return array(raw, path).map((p, j) => {
+    const at = `${path}[${j}]`;
+    const part = object(p, at);
+    if (part["type"] === "input_text" || part["type"] === "output_text")
+      return { type: "text" as const, text: string(part["text"], `${at}.text`) };
+    if (part["type"] === "input_image") {
+      if (typeof part["image_url"] !== "string")
+        fail(`${at}.image_url`, "expected an image URL (file_id images are not supported)");
+      return { type: "image_url" as const, image_url: { url: part["image_url"] } };
+    }
+    return fail(`${at}.type`, `unsupported content part ${JSON.stringify(part["type"])}`);
+  });
+}
+
+/** A tool's output: a string, content parts, or any other JSON (which the model sees as JSON). */
+function outputContent(raw: unknown, path: string): Content {
+  if (typeof raw === "string") return raw;
+  if (Array.isArray(raw) && raw.every(isObject)) return inputContent(raw, path);
+  return JSON.stringify(raw ?? null);
+}
