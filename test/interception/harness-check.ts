@@ -61,7 +61,7 @@ export const calculator = defineTaskset({
 
 /** The model: thinks, then add(2, 3), then mul(<sum>, 4), then answers; text beside each call. */
 export const calculatorPolicy: PolicyFn = (ctx) => {
-  const results = [...ctx.promptText.matchAll(/<tool_response>\n([^]*?)\n<\/tool_response>/g)].map(
+  const results = [...ctx.promptText.matchAll(/<tool_response>\n([\s\S]*?)\n<\/tool_response>/g)].map(
     (m) => m[1],
   );
   const call = (name: string, args: string) =>
@@ -79,7 +79,7 @@ export const bisectPolicy: PolicyFn = (ctx) => {
   let hi = 100;
   let last = 0;
   for (const m of parseChatPrompt(ctx.promptText)) {
-    const text = m.content.replace(/<think>[^]*?<\/think>\s*/, "").trim();
+    const text = m.content.replace(/<think>[\s\S]*?<\/think>\s*/, "").trim();
     if (m.role === "assistant") last = Number(text);
     if (m.role === "user" && text === "higher") lo = last + 1;
     if (m.role === "user" && text === "lower") hi = last - 1;
