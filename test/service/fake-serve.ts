@@ -8,7 +8,7 @@
  * k-th task is slow), constant_reward_tasks: "odd" | [..], error_tasks: [..], error_message,
  * error_type, failing_groups: [..] (group-reward failures), multi_branch_tasks: [..], empty_tasks:
  * [..], empty_all (every trace of every group), cached_tokens, runs_log (a file: one line
- * "<split> <task>" per group run), requires_group_scoring, dialect, streaming}
+ * "<split> <task>" per group run), requires_group_scoring}
  */
 import { appendFileSync, readFileSync } from "node:fs";
 import { startService } from "../../packages/core/src/service/server.ts";
@@ -80,8 +80,6 @@ if (cfg.runs_log) {
 }
 Object.assign(env.info, {
   requiresGroupScoring: cfg.requires_group_scoring ?? false,
-  dialect: cfg.dialect ?? "chat",
-  streaming: cfg.streaming ?? false,
 });
 
 const svc = await startService({

@@ -56,6 +56,17 @@ describe("rollout service over HTTP", () => {
     assert.equal(clients[0].closed, true);
   });
 
+  it("the summary adds up the model requests of its groups by dialect", async () => {
+    const { svc } = await serve({
+      shape: (_task, k) => ({ info: { dialects: { "responses+stream": 3, chat: k } } }),
+    });
+    const lines = (await post(`${svc.url}/rollout`, { ...base, rollout_id: 0, count: 2 })).body as any[];
+    assert.deepEqual(lines.at(-1).dialects, { "responses+stream": 12, chat: 2 });
+    const info = (await (await fetch(`${svc.url}/info`)).json()) as Record<string, unknown>;
+    assert.deepEqual(info["dialects"], ["chat", "responses", "anthropic"]);
+    assert.equal(info["streaming"], true);
+  });
+
   it("serves /health and /info", async () => {
     const { svc } = await serve();
     assert.deepEqual(await (await fetch(`${svc.url}/health`)).json(), { status: "ok" });

@@ -93,9 +93,6 @@ def test_no_config_no_url(monkeypatch):
 @pytest.mark.parametrize(
     ("fake", "override", "code", "text"),
     [
-        ({"dialect": "responses"}, {}, "dialect", "responses dialect"),
-        ({"dialect": "anthropic"}, {}, "dialect", "anthropic dialect"),
-        ({"streaming": True}, {}, "streaming", "streams (SSE)"),
         ({"requires_group_scoring": True}, {"n_samples_per_prompt": 1}, "group_rewards_train", "(got 1)"),
         (
             {"requires_group_scoring": True},

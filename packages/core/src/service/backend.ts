@@ -14,10 +14,6 @@ export interface EnvironmentInfo {
   numEvalTasks: number;
   /** The taskset has group rewards: groups need n ≥ 2 to be meaningful. */
   requiresGroupScoring: boolean;
-  /** The harness's model-API dialect; train rollouts support "chat" only. */
-  dialect?: string;
-  /** The harness streams (SSE), which train rollouts do not support. */
-  streaming?: boolean;
 }
 
 export interface GroupRun {

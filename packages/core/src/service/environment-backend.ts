@@ -22,9 +22,6 @@ export class EnvironmentBackend implements RolloutEnvironment {
       numTasks: train.tasks.length,
       numEvalTasks: evaluation.tasks.length,
       requiresGroupScoring: train.requiresGroupScoring || evaluation.requiresGroupScoring,
-      // Every built-in harness talks to the interception server in the chat dialect.
-      dialect: "chat",
-      streaming: false,
     };
   }
 

@@ -114,6 +114,8 @@ export interface SummaryLine {
   /** Set when the request stopped on an error (e.g. a multi-branch trace without `compact`). */
   error: string | null;
   elapsed_s: number;
+  /** Model requests of the delivered groups by dialect (`{"chat": 40, "responses+stream": 8}`). */
+  dialects: Record<string, number>;
   /** Train only: where the task cursor now stands. */
   cursor: {
     epoch: number;

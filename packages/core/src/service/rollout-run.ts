@@ -117,6 +117,7 @@ export async function runRollout(
     dropped: {},
     error: null,
     elapsed_s: 0,
+    dialects: {},
     cursor: null,
   };
 
@@ -189,6 +190,9 @@ export async function runRollout(
     cursor?.complete(taken);
     ledger.written.push({ seq, taken });
     summary.delivered++;
+    for (const t of traces ?? [])
+      for (const [d, n] of Object.entries((t.info["dialects"] ?? {}) as Record<string, number>))
+        summary.dialects[d] = (summary.dialects[d] ?? 0) + n;
     if (line.drop_reason) summary.dropped[line.drop_reason] = (summary.dropped[line.drop_reason] ?? 0) + 1;
   };
 

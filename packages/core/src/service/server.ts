@@ -98,8 +98,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     num_tasks: opts.env.info.numTasks,
     num_eval_tasks: opts.env.info.numEvalTasks,
     requires_group_scoring: opts.env.info.requiresGroupScoring,
-    dialect: opts.env.info.dialect ?? "chat",
-    streaming: opts.env.info.streaming ?? false,
+    // Every dialect and streaming mode trains; which ones a run used is in its summary line.
+    dialects: ["chat", "responses", "anthropic"],
+    streaming: true,
     active_requests: active.size,
   });
 
@@ -170,6 +171,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         dropped: {},
         error: err instanceof Error ? err.message : String(err),
         elapsed_s: 0,
+        dialects: {},
         cursor: null,
       };
       await write(failed);

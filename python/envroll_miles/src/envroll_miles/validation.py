@@ -36,10 +36,6 @@ MESSAGES = {
     "session_server": PREFIX
     + "--use-session-server is not supported: envroll records every turn token-exact itself and "
     "talks to the router directly",
-    "dialect": PREFIX
-    + "the environment's harness speaks the {dialect} dialect; train rollouts support the chat "
-    "dialect only",
-    "streaming": PREFIX + "the environment's harness streams (SSE); train rollouts do not support streaming",
     "group_rewards_train": PREFIX
     + "the taskset has group rewards, which need --n-samples-per-prompt >= 2 (got {n})",
     "group_rewards_eval": PREFIX
@@ -88,11 +84,6 @@ def miles_problems(args: Any) -> list[tuple[str, str]]:
 def environment_problems(args: Any, info: dict) -> list[tuple[str, str]]:
     """Checks against the environment the service loaded (its ``/info``)."""
     out = []
-    dialect = info.get("dialect") or "chat"
-    if dialect != "chat":
-        out.append(("dialect", MESSAGES["dialect"].format(dialect=dialect)))
-    if info.get("streaming"):
-        out.append(("streaming", MESSAGES["streaming"]))
     if info.get("num_tasks", 0) == 0 and getattr(args, "num_rollout", 1) != 0:
         out.append(("empty_taskset", MESSAGES["empty_taskset"]))
     if info.get("requires_group_scoring"):
