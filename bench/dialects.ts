@@ -5,6 +5,7 @@
  * server's own cost per turn (HTTP, parse, session, trace, answer). Modes alternate within each
  * repetition so load changes hit all of them alike; ratios are per repetition, then the median.
  */
+import { Pool } from "undici";
 import type { Client, ModelResponse } from "../packages/core/src/clients/client.ts";
 import { InterceptionServer } from "../packages/core/src/interception/server.ts";
 import { RolloutSession } from "../packages/core/src/interception/session.ts";
@@ -135,6 +136,7 @@ async function sessions(server: InterceptionServer) {
 
 /** Microseconds per turn for `count` requests of one mode, IN_FLIGHT at a time. */
 async function measure(
+  pool: Pool,
   regs: Awaited<ReturnType<typeof sessions>>,
   path: string,
   body: string,
@@ -146,8 +148,9 @@ async function measure(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < count) {
         const reg = regs[next++ % regs.length]!;
-        const res = await fetch(`${reg.baseUrl.replace(/\/v1$/, "")}${path}`, {
+        const res = await pool.request({
           method: "POST",
+          path,
           headers: {
             "content-type": "application/json",
             authorization: `Bearer ${reg.secret}`,
@@ -155,8 +158,8 @@ async function measure(
           },
           body,
         });
-        if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-        await res.text();
+        const text = await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${text}`);
       }
     }),
   );
@@ -174,17 +177,21 @@ export async function dialects(o: BenchOptions): Promise<Figure[]> {
   );
   const us: Record<string, number[]> = Object.fromEntries(modes.map((m) => [m.name, []]));
   const server = new InterceptionServer();
+  const regs = await sessions(server);
+  const pool = new Pool(regs[0]!.baseUrl.replace(/\/v1$/, ""), { connections: IN_FLIGHT });
+  // Two repetitions at least, in opposite orders, so neither end of the order is favoured.
+  const reps = Math.max(2, o.reps);
   try {
-    const regs = await sessions(server);
-    for (const m of modes) await measure(regs, m.path, m.body, 100); // warm-up
-    for (let rep = 0; rep < o.reps; rep++) {
+    for (const m of modes) await measure(pool, regs, m.path, m.body, 300); // warm-up
+    for (let rep = 0; rep < reps; rep++) {
       const order = rep % 2 ? [...modes].reverse() : modes;
-      for (const m of order) us[m.name]!.push(await measure(regs, m.path, m.body, count));
+      for (const m of order) us[m.name]!.push(await measure(pool, regs, m.path, m.body, count));
       note(
         `dialects rep ${rep + 1}: ${modes.map((m) => `${m.name} ${us[m.name]!.at(-1)!.toFixed(0)} µs`).join(", ")}`,
       );
     }
   } finally {
+    await pool.close();
     await server.close();
   }
   const ratio = (a: string, b: string) => median(us[a]!.map((x, i) => x / us[b]![i]!));
