@@ -11,32 +11,13 @@ import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.t
 import { defineTaskset } from "../../packages/core/src/task.ts";
 import { Trace } from "../../packages/core/src/trace/trace.ts";
 import { contentText, type Message } from "../../packages/core/src/types.ts";
+import { calculator } from "../interception/harness-check.ts";
 import { envFor } from "./helpers/env.ts";
 import { bisectGame } from "./helpers/games.ts";
 import { callTool, ScriptedClient, say } from "./helpers/scripted-client.ts";
 
 const agent = fileURLToPath(new URL("./agents/tool_agent.py", import.meta.url));
 const command = `harness.command = ["python3", ${JSON.stringify(agent)}]`;
-
-const calculator = defineTaskset({
-  id: "calc",
-  load: () => [{ idx: 0, system_prompt: "Use the tools.", prompt: "Compute (2 + 3) * 4." }],
-  tools: [
-    {
-      name: "add",
-      description: "a + b",
-      parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
-      execute: (x: { a: number; b: number }) => String(x.a + x.b),
-    },
-    {
-      name: "mul",
-      description: "a * b",
-      parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
-      execute: (x: { a: number; b: number }) => String(x.a * x.b),
-    },
-  ],
-  rewards: [{ name: "correct", fn: ({ trace }) => (trace.lastReply === "20" ? 1 : 0) }],
-});
 
 /** Calls add, then mul on add's result, then answers with mul's result. */
 const calcPolicy = (messages: readonly Message[]) => {
