@@ -19,16 +19,8 @@ const modes: [string, string][] = [
   ["agents-stream", "responses+stream"],
 ];
 
-/**
- * These programs echo an empty assistant content as null (the chat stream helper) or key tool
- * outputs by call id (the Agents SDK): they bridge once tool-call ids are unique per rollout
- * and "" / null are one node (the core-correctness issue's trace-identity change).
- */
-const NEEDS_TRACE_IDENTITY = new Set(["openai-chat-stream", "agents", "agents-stream"]);
-
 for (const [mode, dialect] of modes) {
-  const todo = NEEDS_TRACE_IDENTITY.has(mode) ? 'needs unique tool-call ids and "" = null identity' : false;
-  test(`npm SDK agent (${mode}): a 3-turn tool episode is token-exact`, { todo }, async () => {
+  test(`npm SDK agent (${mode}): a 3-turn tool episode is token-exact`, async () => {
     const run = await runHarness([process.execPath, join(AGENTS, "node-sdk-agent.mjs"), mode]);
     assertTokenExact(run, mode);
     assert.equal(run.record.num_turns, 3);
