@@ -25,9 +25,9 @@ import {
   sendError,
   sendJson,
 } from "../http/index.ts";
-import { anthropicDialect, countTokensRoute } from "./dialects/anthropic/index.ts";
 import { SharedServers } from "../mcp/launch.ts";
 import { rolloutRoutes } from "../mcp/routes.ts";
+import { anthropicDialect, countTokensRoute } from "./dialects/anthropic/index.ts";
 import { chatDialect, openAiErrorBody } from "./dialects/chat.ts";
 import { responsesDialect } from "./dialects/responses/index.ts";
 import { modelRoute } from "./model-route.ts";
