@@ -14,6 +14,7 @@ const PACKAGES: Record<string, string> = {
   envroll: join(ROOT, "packages/core/src"),
   "@envroll/engine": join(ROOT, "packages/engine/src"),
   "@envroll/cli": join(ROOT, "packages/cli/src"),
+  "@envroll/agents": join(ROOT, "packages/agents/src"),
 };
 const MAX_LINES = 400;
 
@@ -59,7 +60,7 @@ function graph(): Map<string, string[]> {
 const packageOf = (file: string) =>
   Object.entries(PACKAGES).find(([, src]) => file.startsWith(`${src}/`))?.[0] ?? "?";
 
-test("no import cycles across the three packages", () => {
+test("no import cycles across the packages", () => {
   const edges = graph();
   const state = new Map<string, "open" | "done">();
   const cycles: string[] = [];
@@ -81,11 +82,13 @@ test("no import cycles across the three packages", () => {
   assert.deepEqual(cycles, [], `import cycles:\n${cycles.join("\n")}`);
 });
 
-test("package boundaries: core ↛ engine, cli; engine ↛ cli", () => {
+test("package boundaries: core ↛ engine, cli; engine ↛ cli; agents ↛ any", () => {
   const allowed: Record<string, string[]> = {
     envroll: ["envroll"],
     "@envroll/engine": ["@envroll/engine", "envroll"],
     "@envroll/cli": ["@envroll/cli", "@envroll/engine", "envroll"],
+    // Agent programs run as separate processes and speak only HTTP/MCP to envroll.
+    "@envroll/agents": ["@envroll/agents"],
   };
   const bad: string[] = [];
   for (const [file, deps] of graph()) {
