@@ -3,10 +3,12 @@
  * the reference policy plus the bench tool loop (a policy function can only be passed to an
  * in-process engine, so this child starts one). Prints the CLI's "listening on URL" line.
  */
-import { startEngine } from "../packages/engine/src/index.ts";
+import { builtinReferenceBook } from "../packages/core/src/references.ts";
+import { referencePolicy, startEngine } from "../packages/engine/src/index.ts";
 import { toolLoopPolicy } from "./lib/tool-loop.ts";
 
-const engine = await startEngine({ policy: toolLoopPolicy, latencyMs: 0, tokenLatencyMs: 0 });
+const reference = referencePolicy((await builtinReferenceBook()).answer);
+const engine = await startEngine({ policy: toolLoopPolicy(reference), latencyMs: 0, tokenLatencyMs: 0 });
 process.stdout.write(`envroll engine listening on ${engine.url}\n`);
 await new Promise<void>((resolve) => {
   process.once("SIGTERM", resolve);

@@ -9,7 +9,6 @@
 
 import { defineTaskset } from "../../packages/core/src/task.ts";
 import type { TaskData } from "../../packages/core/src/types.ts";
-import { referencePolicy } from "../../packages/engine/src/policies/reference.ts";
 import type { PolicyFn } from "../../packages/engine/src/types.ts";
 
 export const TOOL_STEPS = 7;
@@ -49,12 +48,14 @@ export const toolLoopTaskset = defineTaskset<ToolLoopData>({
   ],
 });
 
-/** Engine policy: the tool loop for bench prompts, the reference policy for everything else. */
-export const toolLoopPolicy: PolicyFn = (ctx) => {
-  const last = ctx.lastMessage?.content ?? "";
-  const done = last.match(STEP_DONE);
-  const next = done ? Number(done[1]) + 1 : last.includes(MARKER) ? 1 : null;
-  if (next === null) return referencePolicy(ctx);
-  if (next > TOOL_STEPS) return `All ${TOOL_STEPS} steps are done.\n<answer>done</answer>`;
-  return `Running step ${next} of ${TOOL_STEPS} now.\n<tool_call>\n{"name": "step", "arguments": {"n": ${next}}}\n</tool_call>`;
-};
+/** Engine policy: the tool loop for bench prompts, `otherwise` (the reference policy) for the rest. */
+export const toolLoopPolicy =
+  (otherwise: PolicyFn): PolicyFn =>
+  (ctx) => {
+    const last = ctx.lastMessage?.content ?? "";
+    const done = last.match(STEP_DONE);
+    const next = done ? Number(done[1]) + 1 : last.includes(MARKER) ? 1 : null;
+    if (next === null) return otherwise(ctx);
+    if (next > TOOL_STEPS) return `All ${TOOL_STEPS} steps are done.\n<answer>done</answer>`;
+    return `Running step ${next} of ${TOOL_STEPS} now.\n<tool_call>\n{"name": "step", "arguments": {"n": ${next}}}\n</tool_call>`;
+  };

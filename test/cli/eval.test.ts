@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
+import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
 import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
@@ -35,7 +36,11 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
   // A slow engine (150 ms per request) so a run can be interrupted midway.
   let slow: EngineHandle;
   before(async () => {
-    slow = await startEngine({ policy: "reference", latencyMs: 150 });
+    slow = await startEngine({
+      policy: "reference",
+      reference: (await builtinReferenceBook()).answer,
+      latencyMs: 150,
+    });
   });
   after(async () => {
     await slow.close();

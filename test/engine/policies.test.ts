@@ -6,8 +6,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
-import { type PolicyContext, REFERENCE_SOLVERS, startEngine } from "../../packages/engine/src/index.ts";
+import { type ChatMessage, type PolicyContext, startEngine } from "../../packages/engine/src/index.ts";
 
 const tok = loadTokenizer();
 const SYSTEM = "Reverse the text character-by-character. Put your answer in <reversed_text> tags.";
@@ -31,7 +32,11 @@ async function replies(
 }
 
 test("reference solves reverse-text by code point, with seeded noise on about 30% of replies", async () => {
-  const engine = await startEngine({ policy: "reference", seed: 11 });
+  const engine = await startEngine({
+    policy: "reference",
+    reference: (await builtinReferenceBook()).answer,
+    seed: 11,
+  });
   try {
     const text = "Jumps café über 🙂 fox, naïve résumé!";
     const want = `<reversed_text>\n${[...text].reverse().join("")}\n</reversed_text><|im_end|>`;
@@ -47,18 +52,47 @@ test("reference solves reverse-text by code point, with seeded noise on about 30
   }
 });
 
-test("the solver registry exposes reverse-text; unknown prompts fall back to echo", async () => {
-  assert.ok(REFERENCE_SOLVERS.some((s) => s.name === "reverse-text"));
-  const engine = await startEngine({ policy: "reference" });
+test("reference plays its source's turns (tool results read back as tool messages); no answer → echo", async () => {
+  const seen: ChatMessage[][] = [];
+  const engine = await startEngine({
+    policy: "reference",
+    reference: (messages) => {
+      seen.push([...messages]);
+      if (messages.at(-1)?.role === "tool")
+        return { content: `got ${messages.at(-1)!.content}`, tool_calls: [] };
+      if (messages[0]?.content === "plan")
+        return { content: "", tool_calls: [{ name: "f", arguments: { x: 1 } }] };
+      return null;
+    },
+  });
   try {
-    const [r] = await replies(
-      engine.url,
-      "<|im_start|>user\nplain question<|im_end|>\n<|im_start|>assistant\n",
-      1,
+    const ask = async (prompt: string) => (await replies(engine.url, prompt, 1))[0];
+    assert.equal(
+      await ask("<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n"),
+      '<tool_call>\n{"name":"f","arguments":{"x":1}}\n</tool_call><|im_end|>',
     );
-    assert.equal(r, "plain question<|im_end|>");
+    const afterTool =
+      "<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{}\n</tool_call><|im_end|>\n" +
+      "<|im_start|>user\n<tool_response>\n42\n</tool_response><|im_end|>\n<|im_start|>assistant\n";
+    assert.equal(await ask(afterTool), "got 42<|im_end|>");
+    assert.deepEqual(
+      seen[1]!.map((m) => m.role),
+      ["user", "assistant", "tool"],
+      "the open generation prompt is not a message",
+    );
+    assert.equal(
+      await ask("<|im_start|>user\nplain question<|im_end|>\n<|im_start|>assistant\n"),
+      "plain question<|im_end|>",
+    );
   } finally {
     await engine.close();
+  }
+  const bare = await startEngine({ policy: "reference" });
+  try {
+    const [r] = await replies(bare.url, reversePrompt("abc"), 1);
+    assert.ok(r!.startsWith("abc"), "without a source every prompt is echoed");
+  } finally {
+    await bare.close();
   }
 });
 

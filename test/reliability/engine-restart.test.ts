@@ -8,13 +8,16 @@ import { test } from "node:test";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { checkTrace } from "./faults.ts";
 
-const engineAt = (port: number) => startEngine({ port, policy: "reference", seed: 5, tokenLatencyMs: 2 });
+const reference = (await builtinReferenceBook()).answer;
+const engineAt = (port: number) =>
+  startEngine({ port, policy: "reference", reference, seed: 5, tokenLatencyMs: 2 });
 
 test("an engine restart mid-eval costs retries, not rollouts", { timeout: 120_000 }, async () => {
   let engine: EngineHandle = await engineAt(0);

@@ -3,6 +3,7 @@
  * the way a weight update does, and the checks every finished trace must pass.
  */
 import assert from "node:assert/strict";
+import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { type EngineHandle, type FaultKind, startEngine } from "../../packages/engine/src/index.ts";
 
@@ -26,10 +27,11 @@ export const TYPED_FAILURES = new Set([
   "ProviderConnectionError",
 ]);
 
-export function faultyEngine(seed: number): Promise<EngineHandle> {
+export async function faultyEngine(seed: number): Promise<EngineHandle> {
   return startEngine({
     workers: 2,
     policy: "reference",
+    reference: (await builtinReferenceBook()).answer,
     seed,
     tokenLatencyMs: 1,
     faults: { rate: FAULT_RATE, kinds: FAULT_KINDS, seed },

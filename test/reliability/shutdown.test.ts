@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
+import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { BIN, lineCount, onlyRunDir, ROOT, startCli, waitFor } from "../cli/cli-helpers.ts";
 
@@ -37,7 +38,11 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
   // Slow enough that a group takes a while and requests are in flight when the signal lands.
   let engine: EngineHandle;
   before(async () => {
-    engine = await startEngine({ policy: "reference", tokenLatencyMs: 15 });
+    engine = await startEngine({
+      policy: "reference",
+      reference: (await builtinReferenceBook()).answer,
+      tokenLatencyMs: 15,
+    });
   });
   after(async () => {
     await engine.close();

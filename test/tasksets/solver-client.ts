@@ -6,13 +6,17 @@
  */
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
 import { hashString, mulberry32 } from "../../packages/core/src/random.ts";
+import { builtinReferenceBook, type ReferenceBook } from "../../packages/core/src/references.ts";
 import {
   type AssistantMessage,
   contentText,
   type Message,
   type Tool,
 } from "../../packages/core/src/types.ts";
+import { chatMessages, formatReferenceTurn } from "../../packages/engine/src/index.ts";
 import { findSolver } from "../../packages/engine/src/policies/reference/index.ts";
+
+const book: ReferenceBook = await builtinReferenceBook();
 
 export function qwenText(messages: readonly Message[], tools: readonly Tool[] = []): string {
   let out = "";
@@ -63,9 +67,12 @@ export class SolverClient implements Client {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const text = qwenText(request.messages, request.tools);
     this.prompts.push(text);
-    const solver = findSolver(text);
-    if (!solver) throw new Error(`no reference solver matches:\n${text}`);
-    const reply = solver.solve(text, mulberry32(hashString(text, this.seed + this.n)));
+    // As the engine's reference policy: the tasksets' reference solutions, then its own solvers.
+    const rng = mulberry32(hashString(text, this.seed + this.n));
+    const turn = book.answer(chatMessages(text), rng);
+    const solver = turn ? null : findSolver(text);
+    if (!turn && !solver) throw new Error(`no reference solution answers:\n${text}`);
+    const reply = turn ? formatReferenceTurn(turn) : solver!.solve(text, rng);
     const message = parseReply(reply);
     return {
       id: `solver-${this.n++}`,

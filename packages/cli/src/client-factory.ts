@@ -11,7 +11,7 @@ import { createRenderer } from "envroll/internal/renderers/index.ts";
 import { SglangTransport } from "envroll/internal/transport/index.ts";
 import { UsageError } from "./args.ts";
 
-function apiKey(varName: string | null): string | undefined {
+export function apiKey(varName: string | null): string | undefined {
   if (!varName) return undefined;
   return process.env[varName] || undefined;
 }

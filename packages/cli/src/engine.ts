@@ -5,6 +5,7 @@
 
 import { parseFaultKinds, startEngine } from "@envroll/engine";
 import type { Command } from "commander";
+import { builtinReferenceBook } from "envroll/internal/references.ts";
 
 interface EngineCliOptions {
   host: string;
@@ -30,7 +31,11 @@ export function registerEngineCommand(program: Command): void {
     .description("Serve SGLang's native /generate API from a protocol-faithful stand-in engine (not a model)")
     .option("--host <host>", "bind address (non-loopback requires --token)", "127.0.0.1")
     .option("--port <n>", "port (0 = any free port)", "30000")
-    .option("--policy <policy>", "reply policy: echo | reference | judge | replay:<file.jsonl>", "echo")
+    .option(
+      "--policy <policy>",
+      "reply policy: echo | reference (the built-in tasksets' reference solutions) | judge | replay:<file.jsonl>",
+      "echo",
+    )
     .option("--workers <k>", "run K workers behind a consistent-hash router (0 = single server)", "0")
     .option(
       "--router-policy <p>",
@@ -52,6 +57,7 @@ export function registerEngineCommand(program: Command): void {
         host: o.host,
         port: int(o.port, "--port"),
         policy: o.policy,
+        reference: o.policy === "reference" ? (await builtinReferenceBook()).answer : undefined,
         workers: int(o.workers, "--workers"),
         routerPolicy: oneOf(o.routerPolicy, ROUTER_POLICIES, "--router-policy"),
         faults: { rate: num(o.faultRate, "--fault-rate"), kinds: parseFaultKinds(o.faults) },

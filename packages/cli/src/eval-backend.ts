@@ -1,8 +1,8 @@
 /**
  * The one file of the CLI that knows the environment runtime's API: it turns a resolved config
  * plus an endpoint choice into something that runs (task, rollout) work and streams finished
- * TraceRecords. `eval` and `validate` only see the narrow `EvalBackend` port, so they are
- * testable with a fake and unaffected by changes inside the runtime.
+ * TraceRecords. `eval` and `validate` only see the narrow `EvalBackend` port, so they
+ * are testable with a fake and unaffected by changes inside the runtime.
  */
 
 import { startEngine } from "@envroll/engine";
@@ -10,6 +10,7 @@ import type { Client } from "envroll/internal/clients/client.ts";
 import type { ClientConfig, EnvConfig } from "envroll/internal/config/schema.ts";
 import { type Environment, loadEnvironment } from "envroll/internal/environment.ts";
 import type { ResumeWork } from "envroll/internal/outputs/resume.ts";
+import { type ReferenceBook, type ReferenceStats, referenceBook } from "envroll/internal/references.ts";
 import type { Taskset } from "envroll/internal/task.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { enableThinking, makeClient } from "./client-factory.ts";
@@ -24,6 +25,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** Called once per finished rollout — for group-reward tasks once the group is scored. */
   onTrace(trace: TraceRecord): void;
+  /** Run-level warnings (each said once per run). */
+  onWarning?(message: string): void;
 }
 
 export interface EvalBackend {
@@ -31,6 +34,11 @@ export interface EvalBackend {
   readonly tasksetId: string;
   /** Task indices the config selects (num_tasks, shuffle), in run order. */
   readonly taskIndices: readonly number[];
+  /**
+   * On the built-in engine: which turns the taskset's reference solution answered and which
+   * were echoed; `defined` is false when the taskset has no reference. Null for other endpoints.
+   */
+  readonly reference: (ReferenceStats & { defined: boolean }) | null;
   isGroupTask(taskIndex: number): boolean;
   run(work: readonly ResumeWork[], opts: RunOptions): Promise<void>;
   /** Aborts in-flight model requests. */
@@ -50,7 +58,6 @@ function builtinClient(url: string): ClientConfig {
     headers: {},
     renderer: "qwen3",
     renderer_model_name: null,
-    pool_size: 1,
     timeout: null,
   };
 }
@@ -63,8 +70,15 @@ export async function openBackend(
 ): Promise<EvalBackend> {
   let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
   let clientConfig: ClientConfig;
+  // The engine starts before the tasks load (judges need its URL), so its reference source is
+  // bound to the taskset's reference book once they have.
+  let book: ReferenceBook | null = null;
   if (endpoint.kind === "builtin") {
-    engine = await startEngine({ policy: "reference", modelName: BUILTIN_MODEL });
+    engine = await startEngine({
+      policy: "reference",
+      reference: (messages, rng) => book?.answer(messages, rng) ?? null,
+      modelName: BUILTIN_MODEL,
+    });
     clientConfig = builtinClient(engine.url);
   } else clientConfig = endpoint.client;
   let env: Environment | null = null;
@@ -72,13 +86,17 @@ export async function openBackend(
     // Offline, the built-in engine also answers the judges left at the default (unreachable) endpoint.
     const judges = engine ? { defaultBaseUrl: `${engine.url}/v1` } : undefined;
     env = await loadEnvironment(config, { ...(taskset ? { taskset } : {}), judges });
-    if (engine)
+    let reference: EvalBackend["reference"] = null;
+    if (engine) {
+      book = referenceBook([{ taskset: env.taskset, tasks: env.tasks }]);
+      reference = Object.assign(book.stats, { defined: book.tasksetIds.length > 0 });
       say(
         `no --engine/--openai given: using the built-in engine (reference policy, not a model) at ${engine.url}` +
           (env.judges.length > 0 ? " for the model and the judges" : ""),
       );
+    }
     const client = makeClient(clientConfig, config.model, enableThinking(config.sampling));
-    return new EnvironmentBackend(env, client, engine);
+    return new EnvironmentBackend(env, client, engine, reference);
   } catch (e) {
     await env?.close();
     await engine?.close();
@@ -94,6 +112,7 @@ class EnvironmentBackend implements EvalBackend {
     private readonly env: Environment,
     private readonly client: Client,
     private readonly engine: { close(): Promise<void> } | null,
+    readonly reference: EvalBackend["reference"],
   ) {
     this.taskIndices = env.tasks.map((_, i) => i);
     this.tasksetId = env.taskset.id;
@@ -109,6 +128,7 @@ class EnvironmentBackend implements EvalBackend {
       concurrency: opts.concurrency,
       signal: opts.signal,
       onTrace: opts.onTrace,
+      onWarning: opts.onWarning,
     });
   }
 

@@ -1,17 +1,17 @@
 /**
  * `envroll validate <taskset | config.toml>`: the checks a taskset author runs before an eval —
  * the config resolves, the tasks load (and match the taskset's `dataSchema`), the taskset's own
- * `validate` passes, and one task really rolls out against the built-in engine. Each step prints
- * one ✓/✗ line; the first failure stops the run with exit code 1.
+ * `validate` passes, and one task really rolls out against the built-in engine (the taskset's
+ * reference solution answering, when it has one). Every check `eval` applies to the config is
+ * applied here too. Each step prints one ✓/✗ line; the first failure stops with exit code 1.
  */
 import type { Command } from "commander";
-import { loadConfig, tasksetFields } from "envroll/internal/config/index.ts";
-import type { EnvConfig } from "envroll/internal/config/schema.ts";
-import { resolveTaskset } from "envroll/internal/loaders.ts";
-import type { Taskset } from "envroll/internal/task.ts";
+import { loadConfigAndTaskset, tasksetFields } from "envroll/internal/config/index.ts";
+import { checkSamplingKeys } from "envroll/internal/config/sampling-keys.ts";
+import { loadEnvironment } from "envroll/internal/environment.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { resolveTarget, splitArgs, UsageError } from "./args.ts";
-import { openBackend } from "./eval-backend.ts";
+import { type EvalBackend, openBackend } from "./eval-backend.ts";
 
 type Say = (line: string) => void;
 
@@ -36,56 +36,54 @@ export async function runValidate(
 ): Promise<boolean> {
   const t = resolveTarget(target);
   try {
-    const config = await step<EnvConfig>(say, "config", async () => {
-      const c = await loadConfig(t.kind === "config" ? t.path : null, {
+    const { config, taskset } = await step(say, "config", async () => {
+      const loaded = await loadConfigAndTaskset(t.kind === "config" ? t.path : null, {
         ...(t.kind === "taskset" ? { "taskset.id": t.id } : {}),
         ...overrides,
       });
-      return [c, `taskset ${c.taskset.id}, harness ${c.harness.id}, ${c.num_rollouts} rollout(s) per task`];
-    });
-    const taskset = await step<Taskset<any, any>>(say, "taskset", async () => {
-      const ts = await resolveTaskset(config.taskset.id);
-      const handlers = [
-        `${ts.rewards?.length ?? 0} reward(s)`,
-        `${ts.metrics?.length ?? 0} metric(s)`,
-        `${ts.groupRewards?.length ?? 0} group reward(s)`,
-        `${ts.stops?.length ?? 0} stop condition(s)`,
+      const c = loaded.config;
+      return [
+        loaded,
+        `taskset ${c.taskset.id}, harness ${c.harness.id}, ${c.num_rollouts} rollout(s) per task`,
       ];
-      return [ts, `${ts.id} — ${handlers.join(", ")}`];
     });
-    const fields = tasksetFields(config);
+    await step(say, "taskset", async () => {
+      const handlers = [
+        `${taskset.rewards?.length ?? 0} reward(s)`,
+        `${taskset.metrics?.length ?? 0} metric(s)`,
+        `${taskset.groupRewards?.length ?? 0} group reward(s)`,
+        `${taskset.stops?.length ?? 0} stop condition(s)`,
+        taskset.reference ? "a reference solution" : "no reference solution",
+      ];
+      return [null, `${taskset.id} — ${handlers.join(", ")}`];
+    });
+    // The environment eval would build, with every check eval applies (group size, harness and
+    // runtime fit, rows against dataSchema), on the config as given.
     await step(say, "tasks", async () => {
-      const tasks = await taskset.load(fields);
-      if (!Array.isArray(tasks) || tasks.length === 0) throw new Error("load() returned no tasks");
-      if (taskset.dataSchema) {
-        tasks.forEach((task, i) => {
-          const r = taskset.dataSchema!.safeParse(task);
-          if (!r.success)
-            throw new Error(`task ${i} does not match dataSchema: ${r.error.issues[0]?.message}`);
-        });
-      }
-      return [tasks, `${tasks.length} loaded${taskset.dataSchema ? ", all match dataSchema" : ""}`];
+      const e = await loadEnvironment(config, { taskset });
+      const n = e.tasks.length;
+      await e.close();
+      if (n === 0) throw new Error("load() returned no tasks");
+      return [n, `${n} to run${taskset.dataSchema ? ", all match dataSchema" : ""}`];
     });
     await step(say, "taskset validation", async () => {
       if (!taskset.validate) return [null, "none defined"];
-      await taskset.validate(fields);
+      await taskset.validate(tasksetFields(config));
       return [null, "passed"];
     });
     await step(say, "dry rollout", async () => {
-      const n = (taskset.groupRewards?.length ?? 0) > 0 ? 2 : 1;
-      const dry = await loadConfig(t.kind === "config" ? t.path : null, {
-        ...(t.kind === "taskset" ? { "taskset.id": t.id } : {}),
-        ...overrides,
-        num_tasks: 1,
-        num_rollouts: n,
-        model: "envroll-engine/reference",
-      });
-      const backend = await openBackend(dry, { kind: "builtin" }, () => {});
+      // The built-in engine speaks SGLang: the config's sampling keys must be ones it takes.
+      checkSamplingKeys(config.sampling, "train");
+      const dry = { ...config, num_tasks: 1 };
+      const backend = await openBackend(dry, { kind: "builtin" }, () => {}, taskset);
       const traces: TraceRecord[] = [];
       try {
-        const rolloutIndices = Array.from({ length: n }, (_, r) => r);
+        // One rollout, or the whole group when group rewards need it.
+        const rolloutIndices = backend.isGroupTask(0)
+          ? Array.from({ length: config.num_rollouts }, (_, r) => r)
+          : [0];
         await backend.run([{ taskIndex: backend.taskIndices[0]!, rolloutIndices }], {
-          concurrency: n,
+          concurrency: rolloutIndices.length,
           signal: new AbortController().signal,
           onTrace: (tr) => traces.push(tr),
         });
@@ -97,12 +95,11 @@ export async function runValidate(
         const e = failed.errors[failed.errors.length - 1]!;
         throw new Error(`rollout ${failed.rollout_index} errored: ${e.type}: ${e.message}`);
       }
-      if (traces.length !== n) throw new Error(`expected ${n} trace(s), got ${traces.length}`);
-      const tr = traces[0]!;
+      const tr = traces[0];
+      if (!tr) throw new Error("the rollout produced no trace");
       return [
         traces,
-        `task ${tr.task_index} on the built-in engine (reference policy): reward ${tr.reward.toFixed(3)}, ` +
-          `stop ${tr.stop_condition ?? "none"}, ${tr.num_turns} turn(s)`,
+        `task ${tr.task_index}: reward ${tr.reward.toFixed(3)}, stop ${tr.stop_condition ?? "none"}, ${tr.num_turns} turn(s); ${answeredBy(backend.reference)}`,
       ];
     });
     return true;
@@ -110,6 +107,16 @@ export async function runValidate(
     if (e instanceof StepFailed) return false;
     throw e;
   }
+}
+
+/** Which policy of the built-in engine answered, and what that means for the reward. */
+function answeredBy(ref: EvalBackend["reference"]): string {
+  if (!ref?.defined)
+    return "answered by the engine's echo policy (the taskset defines no reference solution, so the reply repeats the prompt and a reward of 0 says nothing about the taskset; add `reference` to it)";
+  if (ref.unanswered === 0) return "answered by the taskset's reference solution (reference policy)";
+  if (ref.answered === 0)
+    return "the taskset's reference returned nothing, so the engine echoed the prompt (a reward of 0 says nothing about the taskset)";
+  return `${ref.answered} turn(s) answered by the taskset's reference solution, ${ref.unanswered} echoed`;
 }
 
 export function registerValidateCommand(program: Command): void {

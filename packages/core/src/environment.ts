@@ -14,6 +14,7 @@ import { ConfigError, errorMessage } from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { getHarness } from "./harnesses/index.ts";
 import { InterceptionServer } from "./interception/server.ts";
+import { DROPPED_SAMPLING_INFO } from "./interception/session.ts";
 import { resolveJudgeConfigs } from "./judges/config.ts";
 import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
@@ -57,8 +58,10 @@ export interface EnvironmentRunOptions extends RunGroupOptions {
   onGroup?: (taskIndex: number, traces: TraceRecord[]) => void;
   /** Recorded in the summary (default ""). */
   runId?: string;
-  /** Reward counted as correct for pass@k (default 0.5). */
+  /** Reward counted as correct for pass@k (default: the config's `pass_threshold`). */
   passThreshold?: number;
+  /** Run-level warnings, each said once per run (e.g. sampling keys a harness sent that were dropped). */
+  onWarning?: (message: string) => void;
 }
 
 export interface LoadEnvironmentOptions {
@@ -223,10 +226,16 @@ export class Environment {
       run_id: options.runId ?? "",
       num_tasks: this.config.num_tasks,
       num_rollouts: n,
-      pass_threshold: options.passThreshold,
+      pass_threshold: options.passThreshold ?? this.config.pass_threshold,
     });
+    const warned = new Set<string>();
     const onTrace = (r: TraceRecord) => {
       summary.add(r);
+      for (const w of traceWarnings(r)) {
+        if (warned.has(w)) continue;
+        warned.add(w);
+        options.onWarning?.(w);
+      }
       options.onTrace?.(r);
     };
     const perRun = options.concurrency === undefined ? null : pLimit(options.concurrency);
@@ -282,4 +291,14 @@ export class Environment {
     this.server = null;
     await Promise.all(this.judges.map((j) => j.close()));
   }
+}
+
+/** Warnings a finished trace carries for the whole run to hear once. */
+function traceWarnings(r: TraceRecord): string[] {
+  const dropped = r.info[DROPPED_SAMPLING_INFO];
+  if (!Array.isArray(dropped)) return [];
+  return dropped.map(
+    (k) =>
+      `the harness program sent sampling key "${String(k)}", which the engine does not accept: dropped (listed in each trace's info.${DROPPED_SAMPLING_INFO})`,
+  );
 }

@@ -138,6 +138,39 @@ export interface TaskHandlers<D extends TaskData = TaskData> {
   stateSchema?: z.ZodType;
 }
 
+/** One message of a conversation as a reference solution sees it: the role and its text. */
+export interface ReferenceMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+}
+
+/** A tool call a reference plan makes (arguments as a JSON object). */
+export interface ReferenceToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * A task's reference solution: the reply, or a short plan — one tool call per turn, then the
+ * reply once the plan is done.
+ */
+export type ReferenceSolution = string | { tool_calls: readonly ReferenceToolCall[]; reply: string };
+
+export interface ReferenceContext<D extends TaskData = TaskData> {
+  /**
+   * The task this conversation opened with (found by its first user message); null when the
+   * engine serves conversations without the task rows (a standalone `envroll engine`), where a
+   * reference must work from `messages` or return null.
+   */
+  task: D | null;
+  /** The conversation so far, as the model saw it (tool results as `tool` messages). */
+  messages: readonly ReferenceMessage[];
+  /** Assistant turns already taken in this rollout (the plan step to play next). */
+  turn: number;
+  /** Seeded per request: noise drawn from it varies across a group, reproducibly. */
+  rng: () => number;
+}
+
 export interface Taskset<D extends TaskData = TaskData, C = Record<string, unknown>> extends TaskHandlers<D> {
   id: string;
   description?: string;
@@ -150,6 +183,12 @@ export interface Taskset<D extends TaskData = TaskData, C = Record<string, unkno
   /** Default runtime for scoring model-written code (e.g. `{ type: "sandbox" }`). */
   runtime?: { type: string; [key: string]: unknown };
   load(config: C): MaybePromise<D[]>;
+  /**
+   * The reference solution the built-in engine's `reference` policy plays, so `validate` and an
+   * offline `eval` show a meaningful reward without a model. Called on every turn; null (or no
+   * `reference`) makes the engine echo the prompt instead. Must be synchronous.
+   */
+  reference?(ctx: ReferenceContext<D>): ReferenceSolution | null;
   /** For `envroll validate`: checks the environment (e.g. python3 present). */
   validate?(config: C): MaybePromise<void>;
 }

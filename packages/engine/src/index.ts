@@ -13,8 +13,15 @@ import { type RunningServer, startWorker } from "./server.ts";
 import type { EngineHandle, EngineOptions, EngineStats } from "./types.ts";
 
 export { FAULT_KINDS, parseFaultKinds } from "./faults.ts";
-export { parseChatPrompt, REFERENCE_SOLVERS, type ReferenceSolver, resolvePolicy } from "./policies/index.ts";
+export {
+  chatMessages,
+  formatReferenceTurn,
+  parseChatPrompt,
+  referencePolicy,
+  resolvePolicy,
+} from "./policies/index.ts";
 export type {
+  ChatMessage,
   EngineHandle,
   EngineOptions,
   EngineStats,
@@ -25,6 +32,8 @@ export type {
   PolicyFn,
   PolicyReply,
   PromptMessage,
+  ReferenceSource,
+  ReferenceTurn,
 } from "./types.ts";
 
 const DEFAULT_CONTEXT = 40_960;
@@ -35,7 +44,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EngineHandl
     throw new Error(`binding ${host} exposes the engine beyond this machine: pass a token (--token)`);
   }
   const tokenizer = opts.tokenizer ?? loadTokenizer("qwen3");
-  const policy = resolvePolicy(opts.policy);
+  const policy = resolvePolicy(opts.policy, opts.reference);
   const seed = opts.seed ?? 0;
   const modelName = opts.modelName ?? `envroll-engine/${policyName(opts.policy)}`;
   const faults = opts.faults && opts.faults.rate > 0 ? new FaultInjector({ seed, ...opts.faults }) : null;

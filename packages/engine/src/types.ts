@@ -16,6 +16,24 @@ export interface PromptMessage {
   content: string;
 }
 
+/** A message of a conversation read back from a chat-format prompt (tool results as `tool`). */
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+}
+
+/** One turn a reference source plays: text, then tool calls rendered in the model's format. */
+export interface ReferenceTurn {
+  content: string;
+  tool_calls: readonly { name: string; arguments: unknown }[];
+}
+
+/**
+ * Where the `reference` policy gets its answers (e.g. tasksets' reference solutions); null
+ * means "no reference for this conversation" and the engine echoes instead.
+ */
+export type ReferenceSource = (messages: readonly ChatMessage[], rng: Rng) => ReferenceTurn | null;
+
 /** Everything a policy may look at when choosing a reply. Text views are computed lazily. */
 export interface PolicyContext {
   readonly promptIds: readonly number[];
@@ -50,6 +68,8 @@ export interface EngineOptions {
   port?: number;
   /** `echo` (default), `reference`, `replay:<file.jsonl>`, or a function. */
   policy?: string | PolicyFn;
+  /** The answers of the `reference` policy; without one it echoes every prompt. */
+  reference?: ReferenceSource;
   /** Seed for logprobs, reply noise and faults (default 0). */
   seed?: number;
   /** K > 0 starts K workers behind a consistent-hash router; the returned URL is the router's. */

@@ -14,6 +14,7 @@ import { resolveTaskset } from "../loaders.ts";
 import type { Taskset } from "../task.ts";
 import { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
 import { configErrorFromIssues } from "./issues.ts";
+import { checkSamplingKeys } from "./sampling-keys.ts";
 import { type EnvConfig, EnvConfigSchema } from "./schema.ts";
 
 export type ConfigSource = string | Record<string, unknown> | null | undefined;
@@ -202,6 +203,8 @@ export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig
       Object.keys(TOP_LEVEL_ALIASES),
     );
   const config = parsed.data;
+  // Checked against the client that will run it when the config names one.
+  checkSamplingKeys(config.sampling, isTable(merged["client"]) ? config.client.type : "any");
 
   const { id, task, ...fields } = config.taskset;
   const schema = taskset.configSchema as any;

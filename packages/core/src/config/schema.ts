@@ -20,6 +20,15 @@ export const headers = z.record(z.string(), z.string({ error: "expected a string
   error: "expected a table of strings",
 });
 
+/**
+ * A Verifiers key envroll does not implement: accepted by name so the error says so, rather
+ * than being a misspelling or, worse, silently ignored.
+ */
+const refused = (why: string) => z.never({ error: `not supported by envroll: ${why}` }).optional();
+/** A Verifiers switch envroll cannot turn on: false (its default) is fine, true is refused. */
+const refusedSwitch = (why: string) =>
+  z.literal(false, { error: `not supported by envroll: ${why}` }).default(false);
+
 export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 
 /** One `[[taskset.task.judges]]` table; its keys are checked per judge id by `judges/config.ts`. */
@@ -105,7 +114,7 @@ export const TrainClientSchema = z.strictObject({
     .nullable()
     .default(null),
   renderer_model_name: z.string().nullable().default(null),
-  pool_size: whole(1).default(1),
+  pool_size: refused("one TrainClient keeps one HTTP connection pool per engine"),
   timeout: seconds,
   max_retries: whole(0).optional(),
   routing_key_header: z.string().optional(),
@@ -143,7 +152,7 @@ export const EnvConfigSchema = z.strictObject({
   max_input_tokens: optionalWhole(1),
   max_output_tokens: optionalWhole(1),
   max_total_tokens: optionalWhole(1),
-  multiplex: whole(1).default(32),
+  multiplex: refused("rollouts share one interception server; max_concurrent bounds them"),
   // An empty name would only fail at the provider, per request, as an opaque 4xx.
   model: z.string().min(1, "expected a non-empty model name").default("deepseek/deepseek-v4-flash"),
   client: ClientSchema.default({
@@ -158,11 +167,22 @@ export const EnvConfigSchema = z.strictObject({
   num_rollouts: whole(1).default(1),
   shuffle: z.boolean().default(false),
   max_concurrent: whole(1).default(128),
+  /** eval: one line per finished rollout on stderr (task, rollout, reward, stop, error). */
   verbose: z.boolean().default(false),
   dry_run: z.boolean().default(false),
+  /** eval: the progress line redrawn in place on a terminal; false prints plain lines. */
   rich: z.boolean().default(true),
-  server: z.boolean().default(false),
-  push: z.boolean().default(false),
+  server: refusedSwitch("environment servers; `envroll serve` is the rollout service for Miles"),
+  push: refusedSwitch("results stay in the local run folder (output_dir)"),
+  /** eval: a reward at or above this counts as correct for pass@k. */
+  pass_threshold: z.number({ error: "expected a number" }).finite().default(0.5),
+  /** eval: a run whose error rate is above this fails (exit 1); null: only an all-errored run fails. */
+  max_error_rate: z
+    .number({ error: "expected a number in [0, 1] or null" })
+    .min(0, { error: "expected a number in [0, 1] or null" })
+    .max(1, { error: "expected a number in [0, 1] or null" })
+    .nullable()
+    .default(null),
   output_dir: z.string().nullable().default(null),
   resume: z.string().nullable().default(null),
 });

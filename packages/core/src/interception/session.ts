@@ -5,6 +5,7 @@
  * conditions, records the turn in the trace, and drives the user simulator.
  */
 import { type Client, estimateTokens, type ModelResponse, type Sampling } from "../clients/client.ts";
+import { samplingKeysFor } from "../config/sampling-keys.ts";
 import {
   asTyped,
   boundary,
@@ -38,6 +39,9 @@ export interface SessionOptions<D extends TaskData = TaskData> {
   user: UserSimulator | null;
   signal: AbortSignal;
 }
+
+/** `trace.info` key listing sampling keys a harness program sent that the engine does not accept. */
+export const DROPPED_SAMPLING_INFO = "dropped_sampling_keys";
 
 export type CompletionResult =
   | { kind: "completion"; response: ModelResponse }
@@ -167,7 +171,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
   ): Promise<CompletionResult> {
     if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted");
     let messages = await this.modelMessages(program);
-    const sampling: Sampling = { ...programSampling, ...this.o.sampling };
+    const sampling: Sampling = { ...this.accepted(programSampling), ...this.o.sampling };
     let last: ModelResponse | null = null;
     for (;;) {
       const reason = await this.refused();
@@ -209,6 +213,25 @@ export class RolloutSession<D extends TaskData = TaskData> {
       last = response;
       if (reply.length === 0) return this.answered(program, messages, response);
     }
+  }
+
+  /**
+   * The program's sampling keys the engine accepts. A TrainClient sends sampling to SGLang,
+   * which rejects unknown keys with a 400 on every turn; those are dropped and listed in the
+   * trace's info instead (the config's own keys were checked when it loaded).
+   */
+  private accepted(programSampling: Sampling): Sampling {
+    if (this.o.client.kind !== "train") return programSampling;
+    const known = samplingKeysFor("train");
+    const kept: Sampling = {};
+    for (const [k, v] of Object.entries(programSampling)) {
+      if (known.has(k)) kept[k] = v;
+      else {
+        const dropped = (this.trace.info[DROPPED_SAMPLING_INFO] as string[] | undefined) ?? [];
+        if (!dropped.includes(k)) this.trace.info[DROPPED_SAMPLING_INFO] = [...dropped, k];
+      }
+    }
+    return kept;
   }
 
   private answered(

@@ -3,7 +3,7 @@
  * conversation rather than the raw ids.
  */
 import { IM_START } from "../special-tokens.ts";
-import type { EngineTokenizer, PromptMessage } from "../types.ts";
+import type { ChatMessage, EngineTokenizer, PromptMessage } from "../types.ts";
 
 const TURN = /<\|im_start\|>([^\n]*)\n([\s\S]*?)(?:<\|im_end\|>|$)/g;
 
@@ -43,4 +43,26 @@ export function lastMessageFromIds(ids: readonly number[], tokenizer: EngineToke
     if (ids[i] === IM_START && ++starts === 2) return lastMessage(tokenizer.decode(ids.slice(i) as number[]));
   }
   return lastMessage(tokenizer.decode(ids as number[]));
+}
+
+const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
+const ROLES = new Set(["system", "user", "assistant"]);
+
+/**
+ * The conversation before the generation prompt as messages: a user turn made only of
+ * `<tool_response>` blocks (how Qwen3 renders tool results) becomes one `tool` message per block.
+ */
+export function chatMessages(promptText: string): ChatMessage[] {
+  const turns = parseChatPrompt(promptText);
+  const open = turns.at(-1);
+  if (open?.role === "assistant" && !promptText.trimEnd().endsWith("<|im_end|>")) turns.pop();
+  const out: ChatMessage[] = [];
+  for (const t of turns) {
+    if (!ROLES.has(t.role)) continue;
+    const results = t.role === "user" ? [...t.content.matchAll(TOOL_RESPONSE)] : [];
+    if (results.length > 0 && t.content.replace(TOOL_RESPONSE, "").trim() === "") {
+      for (const r of results) out.push({ role: "tool", content: r[1]! });
+    } else out.push({ role: t.role as ChatMessage["role"], content: t.content });
+  }
+  return out;
 }

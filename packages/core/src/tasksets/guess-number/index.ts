@@ -15,6 +15,7 @@ import {
   secretFor,
 } from "./data.ts";
 import { solvedAt } from "./game.ts";
+import { guessNumberReference } from "./reference.ts";
 import { createUser, gameState } from "./user.ts";
 
 function replies(trace: TraceView): string[] {
@@ -40,6 +41,7 @@ export default defineTaskset<GuessNumberData, GuessNumberConfig>({
     }));
   },
   user: createUser,
+  reference: guessNumberReference,
   stops: [
     { name: "guessed", priority: 1, fn: ({ trace }) => gameState(trace.state).solved },
     { name: "out_of_guesses", fn: ({ task, trace }) => trace.numTurns >= task.max_guesses },

@@ -9,6 +9,7 @@ import { defineTaskset } from "../../task.ts";
 import { reverseCodePoints } from "../../text/python-str.ts";
 import { TaskDataSchema } from "../../types.ts";
 import { builtinDatasetPath, readPrompts } from "./dataset.ts";
+import { reverseTextReference } from "./reference.ts";
 import { lcsReward } from "./reward.ts";
 
 export const SYSTEM = "Reverse the text character-by-character. Put your answer in <reversed_text> tags.";
@@ -51,4 +52,5 @@ export default defineTaskset<ReverseTextData, ReverseTextConfig>({
   },
   rewards: [{ name: "lcs", weight: 1.0, fn: ({ task, trace }) => lcsReward(trace.lastReply, task.answer) }],
   stops: [{ name: "single_turn", fn: ({ trace }) => trace.numTurns >= 1 }],
+  reference: reverseTextReference(SYSTEM),
 });

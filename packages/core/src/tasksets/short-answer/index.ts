@@ -3,14 +3,15 @@
  * built-in `reference` judge (plugged through the taskset's config defaults, so it is config, not
  * code). The task has no reward of its own; `exact_match` is a metric (the reply is one of the
  * accepted answers, up to case and punctuation), so a report shows how the judge's leniency
- * compares with strict matching. Offline, the built-in engine answers both the questions and
- * the judge (see packages/engine/src/policies/).
+ * compares with strict matching. Offline, the built-in engine answers both the questions (with
+ * this taskset's reference solution) and the judge (packages/engine/src/policies/judge.ts).
  */
 import { z } from "zod";
 import { defineTaskset } from "../../task.ts";
 import { equalsAnswer } from "../../text/answer-match.ts";
 import { TaskDataSchema } from "../../types.ts";
 import { QUESTIONS } from "./questions.ts";
+import { shortAnswerReference } from "./reference.ts";
 
 export const SYSTEM = "Answer the question with a short answer: a word, a name or a number.";
 
@@ -38,4 +39,5 @@ export default defineTaskset<ShortAnswerData>({
     { name: "exact_match", fn: ({ task, trace }) => (equalsAnswer(trace.lastReply, task.answer) ? 1 : 0) },
   ],
   stops: [{ name: "single_turn", fn: ({ trace }) => trace.numTurns >= 1 }],
+  reference: shortAnswerReference(SYSTEM),
 });

@@ -193,18 +193,28 @@ export const TEMPLATES: readonly Template[] = [
   },
 ];
 
-/** Runs a call with the real tool implementations (as the harness would). */
-export async function runPlanned(call: PlannedCall): Promise<number> {
+/** Runs a call with the real tool implementations (as the harness would; both are synchronous). */
+export function runPlanned(call: PlannedCall): number {
   const tool = call.name === "calculate" ? calculateTool : convertTool;
   const args = tool.argsSchema!.parse(call.arguments);
-  return Number(await tool.execute(args, undefined as never));
+  return Number(tool.execute(args, undefined as never));
+}
+
+/** The template's whole plan, run with the real tools: its calls and the answer (the last result). */
+export function planFor(t: Template, p: Params): { calls: PlannedCall[]; answer: number } {
+  const results: number[] = [];
+  const calls: PlannedCall[] = [];
+  for (let call = t.step(p, results); call; call = t.step(p, results)) {
+    calls.push(call);
+    results.push(runPlanned(call));
+  }
+  return { calls, answer: results.at(-1)! };
 }
 
 /** The answer: the last result of the template's plan, and how many calls it took. */
 export async function solve(t: Template, p: Params): Promise<{ answer: number; calls: number }> {
-  const results: number[] = [];
-  for (let call = t.step(p, results); call; call = t.step(p, results)) results.push(await runPlanned(call));
-  return { answer: results.at(-1)!, calls: results.length };
+  const { calls, answer } = planFor(t, p);
+  return { answer, calls: calls.length };
 }
 
 export function parseQuestion(question: string): { template: Template; params: Params } | null {

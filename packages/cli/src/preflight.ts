@@ -1,0 +1,103 @@
+/**
+ * Before an eval schedules anything: is the endpoint there, does it take our key, and which
+ * model does it serve? An unreachable URL fails in seconds with the URL and the cause, instead
+ * of every rollout erroring after its retries.
+ *
+ * SGLang (TrainClient): `GET /get_model_info` (→ `model_path`), then `/v1/models`, then
+ * `/health` for servers that have neither. OpenAI-compatible (EvalClient): `GET {base_url}/models`.
+ */
+import type { ClientConfig } from "envroll/internal/config/schema.ts";
+import { apiKey } from "./client-factory.ts";
+
+export class PreflightError extends Error {
+  override name = "PreflightError";
+}
+
+export interface Preflight {
+  /** The model the endpoint says it serves, or null when it cannot say. */
+  model: string | null;
+  /** Where that came from (`GET …`), or why it is unknown. */
+  source: string;
+}
+
+const TIMEOUT_MS = 5_000;
+
+type Probe = { status: number; body: unknown; url: string };
+
+function causeOf(e: unknown): string {
+  if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError"))
+    return `no answer within ${TIMEOUT_MS / 1000} s`;
+  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return cause.message ? `${cause.code} (${cause.message})` : cause.code;
+  return e instanceof Error ? e.message : String(e);
+}
+
+async function get(url: string, headers: Record<string, string>): Promise<Probe> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (e) {
+    throw new PreflightError(`cannot reach ${url}: ${causeOf(e)}`);
+  }
+  const text = await res.text().catch(() => "");
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, body, url };
+}
+
+function requestHeaders(client: ClientConfig): Record<string, string> {
+  const key = apiKey(client.api_key_var);
+  return { ...client.headers, ...(key ? { Authorization: `Bearer ${key}` } : {}) };
+}
+
+function refusedKey(p: Probe, client: ClientConfig): PreflightError | null {
+  if (p.status !== 401 && p.status !== 403) return null;
+  const hint = client.api_key_var
+    ? apiKey(client.api_key_var)
+      ? `check the key in $${client.api_key_var}`
+      : `$${client.api_key_var} is not set`
+    : "set --client.api_key_var to the variable holding the key";
+  return new PreflightError(`${p.url} refused the request (HTTP ${p.status}): ${hint}`);
+}
+
+const firstModelId = (body: unknown): string | null => {
+  const data = (body as { data?: { id?: unknown }[] } | null)?.data;
+  const id = Array.isArray(data) ? data[0]?.id : undefined;
+  return typeof id === "string" && id !== "" ? id : null;
+};
+
+/** Checks the endpoint answers; throws PreflightError naming the URL and the cause. */
+export async function preflight(client: ClientConfig): Promise<Preflight> {
+  const base = client.base_url.replace(/\/+$/, "");
+  const headers = requestHeaders(client);
+  if (client.type === "eval") {
+    const p = await get(`${base}/models`, headers);
+    const refused = refusedKey(p, client);
+    if (refused) throw refused;
+    if (p.status >= 500) throw new PreflightError(`${p.url} answered HTTP ${p.status}`);
+    const model = p.status < 300 ? firstModelId(p.body) : null;
+    return { model, source: model ? `GET ${p.url}` : `GET ${p.url} answered HTTP ${p.status}` };
+  }
+  const tried: string[] = [];
+  for (const path of ["/get_model_info", "/v1/models", "/health"]) {
+    const p = await get(`${base}${path}`, headers);
+    const refused = refusedKey(p, client);
+    if (refused) throw refused;
+    tried.push(`${path} → HTTP ${p.status}`);
+    if (p.status >= 300) continue;
+    const info = p.body as { model_path?: unknown } | null;
+    const model =
+      path === "/get_model_info" && typeof info?.model_path === "string" && info.model_path !== ""
+        ? info.model_path
+        : path === "/v1/models"
+          ? firstModelId(p.body)
+          : null;
+    if (model) return { model, source: `GET ${p.url}` };
+    if (path === "/health") return { model: null, source: `no model name from ${tried.join(", ")}` };
+  }
+  throw new PreflightError(`${base} does not answer like an SGLang server (${tried.join(", ")})`);
+}
