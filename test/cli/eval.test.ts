@@ -92,6 +92,16 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
     const lines = readTraces(join(dir, "traces.jsonl")).traces;
     assert.ok(lines.length < 32, "stopped early");
     checkSummaryAgainstTraces(summary, lines, 4);
+    // Every rollout is accounted for: done, cut short by the interrupt, or never started.
+    const m =
+      /interrupted: (\d+)\/32 rollouts done in .*; (\d+) cut short \(left out\), (\d+) never started/.exec(
+        res.stderr,
+      );
+    assert.ok(m, res.stderr);
+    const [ok, cut, never] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    assert.equal(ok, lines.filter((tr) => tr.errors.length === 0).length);
+    assert.equal(ok + cut + never, 32, `${ok} + ${cut} + ${never}`);
+    assert.ok(never > 0, "the queue was not empty when it stopped");
   });
 
   test("--resume after a kill -9 finishes the run with every (task, rollout) exactly once", async () => {

@@ -63,7 +63,10 @@ test("parquet export has real list columns that read back as arrays", async () =
   assert.deepEqual(Array.from(rows[0].loss_mask), [1, 1]);
   assert.deepEqual(Array.from(rows[0].rollout_log_probs), [-0.5, -0.25]);
   assert.equal(rows[1].reward, 0.5);
-  assert.deepEqual(JSON.parse(rows[1].rewards), { lcs: 0.5, reward: 0.5 });
+  // JSON columns hold objects, encoded once: the reader's own decode gives the object back.
+  assert.deepEqual(rows[1].rewards, { lcs: 0.5, reward: 0.5 });
+  assert.equal(typeof rows[0].metadata, "object");
+  assert.equal(rows[0].metadata.envroll.task_index, 0);
   assert.equal(rows[4].status, "failed");
   assert.equal(typeof rows[4].remove_sample, "boolean");
 });

@@ -55,9 +55,21 @@ export function splitArgs(args: readonly string[]): SplitArgs {
       }
     }
     if (!/^[A-Za-z_][\w-]*(\.[\w-]+)*$/.test(key)) throw new UsageError(`malformed option --${key}`);
-    overrides[key.replace(/-/g, "_")] = value;
+    overrides[configKey(key)] = value;
   }
   return { positionals, overrides };
+}
+
+/** Tables whose keys are free-form names (HTTP headers, environment variables), kept as typed. */
+const NAME_TABLES = new Set(["headers", "env"]);
+
+/**
+ * `--num-tasks` spells `num_tasks`: dashes become underscores in config key names, but not in a
+ * name inside a free-form table (`--client.headers.X-Api-Key` is the header `X-Api-Key`).
+ */
+export function configKey(option: string): string {
+  const parts = option.split(".");
+  return parts.map((p, i) => (i > 0 && NAME_TABLES.has(parts[i - 1]!) ? p : p.replace(/-/g, "_"))).join(".");
 }
 
 /** Commander converter for positive integers. */

@@ -7,6 +7,7 @@ import { registerEngineCommand } from "./engine.ts";
 import { registerEvalCommand } from "./eval.ts";
 import { registerExportCommand } from "./export.ts";
 import { registerInitCommand } from "./init.ts";
+import { stopWhenOrphaned } from "./orphan.ts";
 import { registerScoreCommand } from "./score.ts";
 import { registerServeCommand } from "./serve.ts";
 import { registerTokensCommand } from "./tokens.ts";
@@ -18,6 +19,8 @@ program
   .description("Token-exact RL environments and rollouts: eval, serve rollouts to Miles, inspect tokens.")
   .version("0.1.0")
   .showHelpAfterError();
+
+stopWhenOrphaned();
 
 // Command registrations (one line per command file).
 registerEvalCommand(program);

@@ -27,7 +27,10 @@ export const headers = z.record(z.string(), z.string({ error: "expected a string
 const refused = (why: string) => z.never({ error: `not supported by envroll: ${why}` }).optional();
 /** A Verifiers switch envroll cannot turn on: false (its default) is fine, true is refused. */
 const refusedSwitch = (why: string) =>
-  z.literal(false, { error: `not supported by envroll: ${why}` }).default(false);
+  z
+    .boolean()
+    .refine((on) => !on, { error: `not supported by envroll: ${why}` })
+    .default(false);
 
 export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 

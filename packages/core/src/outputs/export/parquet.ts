@@ -4,7 +4,9 @@
  *
  * The schema is explicit: hyparquet-writer would otherwise guess element types from the data
  * (an all-zero logprob list looks like integers) and cannot type an empty column at all.
- * Nested, rarely-needed fields (metadata, a reward dict) are JSON strings.
+ * Nested, rarely-needed fields (metadata, a reward dict) are JSON columns: the writer encodes
+ * each object once, so a reader gets the object back with one decode (hyparquet decodes it
+ * itself; pyarrow hands back the JSON text).
  */
 import { parquetWriteBuffer } from "hyparquet-writer";
 import type { MilesSample } from "../../miles/sample.ts";
@@ -52,12 +54,12 @@ const COLUMNS: [Element[], (s: MilesSample) => unknown][] = [
   ],
   [
     json("rewards"),
-    (s) => (s.reward !== null && typeof s.reward === "object" ? JSON.stringify(s.reward) : null),
+    (s) => (s.reward !== null && typeof s.reward === "object" ? s.reward : null),
   ],
   [str("status"), (s) => s.status],
   [scalar("remove_sample", "BOOLEAN"), (s) => s.remove_sample],
   [listOf("weight_versions", "BYTE_ARRAY"), (s) => s.weight_versions],
-  [json("metadata"), (s) => JSON.stringify(s.metadata)],
+  [json("metadata"), (s) => s.metadata],
 ];
 
 export function samplesToParquet(samples: readonly MilesSample[]): ArrayBuffer {
