@@ -52,10 +52,7 @@ const COLUMNS: [Element[], (s: MilesSample) => unknown][] = [
     scalar("reward", "DOUBLE"),
     (s) => (typeof s.reward === "number" ? s.reward : (s.reward?.["reward"] ?? 0)),
   ],
-  [
-    json("rewards"),
-    (s) => (s.reward !== null && typeof s.reward === "object" ? s.reward : null),
-  ],
+  [json("rewards"), (s) => (s.reward !== null && typeof s.reward === "object" ? s.reward : null)],
   [str("status"), (s) => s.status],
   [scalar("remove_sample", "BOOLEAN"), (s) => s.remove_sample],
   [listOf("weight_versions", "BYTE_ARRAY"), (s) => s.weight_versions],
