@@ -46,7 +46,8 @@ test("an unreachable endpoint fails in seconds, naming the URL and the cause, be
   ]);
   assert.notEqual(r.code, 0, r.stderr);
   assert.match(r.stderr, new RegExp(`cannot reach ${url}/get_model_info: ECONNREFUSED`));
-  assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+  // "In seconds": no retries against a dead port (the bound covers CLI start-up on a loaded machine).
+  assert.ok(Date.now() - started < 60_000, `took ${Date.now() - started} ms`);
   assert.throws(() => onlyRunDir(out), "nothing was scheduled");
 });
 

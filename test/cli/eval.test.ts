@@ -159,8 +159,13 @@ export default defineTaskset({
   });
 
   test("--openai runs against any OpenAI-compatible endpoint (text level, no token ids)", async () => {
-    // A stand-in provider that reverses the last user message.
+    // A stand-in provider that lists one model and reverses the last user message.
     const server = createServer((req, res) => {
+      if (req.method === "GET" && req.url === "/v1/models") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: [{ id: "stand-in", object: "model" }] }));
+        return;
+      }
       let body = "";
       req.on("data", (d) => {
         body += d;

@@ -7,8 +7,9 @@
  * not recognise is an override of the config key of that name, so every config key works on the
  * command line without being declared one by one.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { packageEntry as corePackageEntry } from "envroll/internal/loaders.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -108,18 +109,10 @@ export function resolveTarget(target: string): Target {
   return { kind: "taskset", id: abs };
 }
 
-/** The entry module of a taskset package: package.json `exports["."]`/`main`, else index.{ts,js,mjs}. */
+/** The entry module of a taskset package directory (see the core loader's `packageEntry`). */
 export function packageEntry(dir: string): string {
-  const pkgPath = join(dir, "package.json");
-  if (existsSync(pkgPath)) {
-    const pkg = JSON.parse(readFileSync(pkgPath, "utf8"));
-    const exp = pkg.exports;
-    const entry =
-      typeof exp === "string" ? exp : (exp?.["."]?.import ?? exp?.["."]?.default ?? exp?.["."] ?? pkg.main);
-    if (typeof entry === "string" && existsSync(join(dir, entry))) return join(dir, entry);
-  }
-  for (const name of ["index.ts", "index.mts", "index.js", "index.mjs"]) {
-    if (existsSync(join(dir, name))) return join(dir, name);
-  }
-  throw new UsageError(`${dir} is a directory without an entry module (package.json "main" or index.ts)`);
+  const entry = corePackageEntry(dir);
+  if (entry === null)
+    throw new UsageError(`${dir} is a directory without an entry module (package.json "main" or index.ts)`);
+  return entry;
 }

@@ -1,10 +1,13 @@
 /**
- * `envroll init <name>`: scaffolds a taskset package (taskset, rewards, data, a test, README,
- * package.json) that passes `envroll validate ./<name>` and `npm test` straight away.
+ * `envroll init <name>`: scaffolds a taskset package (taskset with a reference solution,
+ * rewards, data, a test, README, package.json, tsconfig.json) in which every command its README
+ * shows works straight away, offline — `npx envroll validate .`, `npm test`, `npm run validate`,
+ * `npm run eval`, `npm run typecheck` — and which other projects install as a taskset package.
  *
- * envroll is not on a registry, so the package depends on it by `file:` path, and init links
- * `node_modules/{envroll,tsx,zod}` to this checkout's copies — exactly what `npm install` would
- * create for those specs — so the scaffold works offline before any install.
+ * envroll is not on a registry, so the package depends on it (and on the CLI) by `file:` path,
+ * and init links `node_modules/{envroll,@envroll/cli,tsx,zod,typescript,@types/node}` and the
+ * `envroll`/`tsc` bins to this checkout's copies — what `npm install` would create for those
+ * specs — so the scaffold works before any install.
  */
 import {
   existsSync,
@@ -25,8 +28,15 @@ const require = createRequire(import.meta.url);
 const TEMPLATE_DIR = fileURLToPath(new URL("./templates/taskset/", import.meta.url));
 /** The `envroll` core package (packages/core in a checkout), which the scaffold depends on. */
 const ENVROLL_ROOT = dirname(require.resolve("envroll/package.json"));
-/** Packages the scaffold imports at run time or test time, linked from envroll's node_modules. */
-const LINKED_DEPS = ["tsx", "zod"] as const;
+/** The CLI package (packages/cli), whose bin the scaffold's scripts run. */
+const CLI_ROOT = fileURLToPath(new URL("../", import.meta.url));
+/** Packages the scaffold imports at run, test or type-check time, linked from this install. */
+const LINKED_DEPS = ["tsx", "zod", "typescript", "@types/node"] as const;
+/** Bins the scaffold's scripts call: name → path inside node_modules. */
+const LINKED_BINS: Record<string, string> = {
+  envroll: "@envroll/cli/bin/envroll.mjs",
+  tsc: "typescript/bin/tsc",
+};
 
 export interface InitOptions {
   /** Parent directory (default: the current directory). */
@@ -35,9 +45,13 @@ export interface InitOptions {
   link?: boolean;
 }
 
+/** The version of `name` installed beside the CLI ("*" when it is not installed). */
 function depVersion(name: string): string {
-  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"));
-  return pkg.dependencies?.[name] ?? pkg.devDependencies?.[name] ?? "*";
+  try {
+    return JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")).version ?? "*";
+  } catch {
+    return "*";
+  }
 }
 
 function typeName(name: string): string {
@@ -67,6 +81,7 @@ export function scaffold(name: string, opts: InitOptions = {}): { dir: string; f
   if (existsSync(dir) && readdirSync(dir).length > 0)
     throw new UsageError(`${dir} already exists and is not empty`);
   const spec = `file:${relative(dir, ENVROLL_ROOT) || "."}`;
+  const cliSpec = `file:${relative(dir, CLI_ROOT) || "."}`;
   const vars: Record<string, string> = {
     __NAME__: name,
     __TYPE__: typeName(name),
@@ -74,6 +89,9 @@ export function scaffold(name: string, opts: InitOptions = {}): { dir: string; f
     __ENVROLL_HOME__: ENVROLL_ROOT,
     __TSX_VERSION__: depVersion("tsx"),
     __ZOD_VERSION__: depVersion("zod"),
+    __CLI_SPEC__: cliSpec,
+    __TYPESCRIPT_VERSION__: depVersion("typescript"),
+    __TYPES_NODE_VERSION__: depVersion("@types/node"),
   };
   const files: string[] = [];
   for (const rel of listTemplates(TEMPLATE_DIR)) {
@@ -88,14 +106,26 @@ export function scaffold(name: string, opts: InitOptions = {}): { dir: string; f
   return { dir, files: files.sort() };
 }
 
+function link(target: string, at: string, kind: "dir" | "file"): void {
+  mkdirSync(dirname(at), { recursive: true });
+  symlinkSync(kind === "file" ? relative(dirname(at), target) : target, at, kind);
+}
+
 function linkDeps(dir: string): void {
   const nm = join(dir, "node_modules");
-  mkdirSync(nm, { recursive: true });
-  symlinkSync(ENVROLL_ROOT, join(nm, "envroll"), "dir");
+  link(ENVROLL_ROOT, join(nm, "envroll"), "dir");
+  link(CLI_ROOT, join(nm, "@envroll", "cli"), "dir");
   for (const dep of LINKED_DEPS) {
-    const target = dirname(require.resolve(`${dep}/package.json`));
-    if (existsSync(target)) symlinkSync(target, join(nm, dep), "dir");
+    let target: string;
+    try {
+      target = dirname(require.resolve(`${dep}/package.json`));
+    } catch {
+      continue; // not installed here (e.g. typescript without dev dependencies): npm install adds it
+    }
+    link(target, join(nm, dep), "dir");
   }
+  for (const [bin, path] of Object.entries(LINKED_BINS))
+    if (existsSync(join(nm, path))) link(join(nm, path), join(nm, ".bin", bin), "file");
 }
 
 export function registerInitCommand(program: Command): void {
@@ -104,15 +134,16 @@ export function registerInitCommand(program: Command): void {
     .description("Scaffold a taskset package (taskset, rewards, data, test, README)")
     .argument("<name>", "package and directory name")
     .option("-p, --path <dir>", "parent directory", ".")
-    .option("--no-link", "do not link node_modules/{envroll,tsx,zod} (run `npm install` yourself)")
+    .option("--no-link", "do not link node_modules from this install (run `npm install` yourself)")
     .action((name: string, opts: { path: string; link: boolean }) => {
       const { dir, files } = scaffold(name, opts);
       const shown = relative(process.cwd(), dir) || ".";
       process.stdout.write(
         `created ${shown}/ (${files.join(", ")})\n\n` +
-          `  npx envroll validate ./${shown}      # config, tasks, validation, one dry rollout\n` +
-          `  (cd ${shown} && npm test)             # the taskset's own tests\n` +
-          `  npx envroll eval ./${shown} -n 4 -r 2 # an offline eval on the built-in engine\n`,
+          `  cd ${shown}\n` +
+          "  npx envroll validate .   # config, tasks, validation, one dry rollout (its reference solution)\n" +
+          "  npm test                 # the taskset's own tests\n" +
+          "  npm run eval             # an offline eval on the built-in engine\n",
       );
     });
 }

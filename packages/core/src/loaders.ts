@@ -1,14 +1,20 @@
 /**
- * Taskset resolution (Verifiers `v1/loaders.py`): an id names a built-in taskset or a local
- * module. Hub ids (`org/name@version`) are reduced to their name, as Verifiers does, but nothing
- * is ever installed — a missing taskset is a config error, not a network fetch.
+ * Taskset resolution (Verifiers `v1/loaders.py`): an id names a built-in taskset, an installed
+ * npm package (`my-env`, `@scope/my-env` — the counterpart of importing an environment package
+ * installed with `prime env install`), or a local module. Hub ids (`org/name@version`) map to
+ * the package names `@org/name` and `name`. Nothing is ever installed: a missing taskset is a
+ * config error that says the install command.
  */
-import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { didYouMean } from "./config/issues.ts";
 import { ConfigError } from "./errors.ts";
 import type { Taskset } from "./task.ts";
 import { builtinTasksets } from "./tasksets/index.ts";
+
+/** This package's own folder (packages/core in a checkout), for install hints. */
+const CORE_DIR = fileURLToPath(new URL("../", import.meta.url));
 
 /** A module path (relative, absolute, or a .ts/.js file name) rather than a registered id. */
 export const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
@@ -33,18 +39,76 @@ export function builtinTasksetIds(): string[] {
   return Object.keys(builtinTasksets).sort();
 }
 
-export async function resolveTaskset(id: string): Promise<Taskset<any, any>> {
+/** npm package names an id may mean: itself, or for a hub id `org/name@v` `@org/name` then `name`. */
+export function packageNames(id: string): string[] {
+  const bare = id.replace(/(.)@[^/@]*$/, "$1");
+  if (bare.startsWith("@")) return [bare];
+  const m = /^([^/]+)\/([^/]+)$/.exec(bare);
+  return m ? [`@${m[1]}/${m[2]}`, m[2]!] : [bare];
+}
+
+/** The folder of package `name` installed in `from` or a folder above it (Node's lookup), or null. */
+function installedPackage(name: string, from: string): string | null {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** The entry module of a package folder: package.json `exports["."]`/`main`, else index.{ts,js,mjs}. */
+export function packageEntry(dir: string): string | null {
+  const pkgPath = join(dir, "package.json");
+  if (existsSync(pkgPath)) {
+    const pkg = JSON.parse(readFileSync(pkgPath, "utf8"));
+    const exp = pkg.exports;
+    const entry =
+      typeof exp === "string" ? exp : (exp?.["."]?.import ?? exp?.["."]?.default ?? exp?.["."] ?? pkg.main);
+    if (typeof entry === "string" && existsSync(join(dir, entry))) return join(dir, entry);
+  }
+  for (const name of ["index.ts", "index.mts", "index.js", "index.mjs"]) {
+    if (existsSync(join(dir, name))) return join(dir, name);
+  }
+  return null;
+}
+
+export async function resolveTaskset(id: string, from = process.cwd()): Promise<Taskset<any, any>> {
   if (looksLikePath(id)) return loadModule(id);
   for (const c of candidates(id)) {
     // Own keys only: "constructor" or "toString" must not resolve to Object.prototype members.
     const load = Object.hasOwn(builtinTasksets, c) ? builtinTasksets[c] : undefined;
     if (load) return load();
   }
+  const names = packageNames(id);
+  for (const name of names) {
+    const dir = installedPackage(name, from);
+    if (!dir) continue;
+    const entry = packageEntry(dir);
+    if (!entry)
+      throw new ConfigError(
+        `taskset.id: package "${name}" (${dir}) has no entry module (package.json "main")`,
+        {
+          path: "taskset.id",
+        },
+      );
+    return loadModule(entry);
+  }
   const known = builtinTasksetIds();
   throw new ConfigError(
-    `taskset.id: unknown taskset "${id}"${didYouMean(id, known)} (built-in: ${known.join(", ") || "none"}; or a path to a module)`,
+    `taskset.id: unknown taskset "${id}"${didYouMean(id, known)}: not built-in (${known.join(", ") || "none"}) and no installed package ${names.map((n) => `"${n}"`).join(" or ")}; install it with \`npm install ${names[names.length - 1]}\` (or a file:/git spec), or give a path to a module`,
     { path: "taskset.id" },
   );
+}
+
+/** What to add when a module outside any package cannot import envroll. */
+function standaloneHint(path: string, message: string): string {
+  if (
+    !/Cannot find (package|module) '(envroll|zod)'|require\(\) ES Module|Cannot use import statement/.test(
+      message,
+    )
+  )
+    return "";
+  return ` — a taskset module needs a package.json beside it with "type": "module" and envroll installed: \`npm init -y && npm pkg set type=module && npm install ${CORE_DIR}\` in ${dirname(resolve(path))}, or start from \`npx envroll init NAME\``;
 }
 
 /** A module must export exactly one taskset (default or named), so the choice is never a guess. */
@@ -53,12 +117,10 @@ async function loadModule(path: string): Promise<Taskset<any, any>> {
   try {
     mod = await import(pathToFileURL(resolve(path)).href);
   } catch (e) {
-    throw new ConfigError(
-      `taskset.id: cannot import ${path}: ${e instanceof Error ? e.message : String(e)}`,
-      {
-        path: "taskset.id",
-      },
-    );
+    const message = e instanceof Error ? e.message : String(e);
+    throw new ConfigError(`taskset.id: cannot import ${path}: ${message}${standaloneHint(path, message)}`, {
+      path: "taskset.id",
+    });
   }
   const found = [...new Set(Object.values(mod).filter(isTaskset))];
   if (found.length !== 1)
