@@ -2,6 +2,7 @@
  * `sampling_params` validation with SGLang's defaults and ranges (spec A.2), so a client bug
  * that a real server would reject with 400 is rejected here too instead of passing silently.
  */
+import { SGLANG_SAMPLING_PARAMS } from "envroll/internal/config/sampling-keys.ts";
 
 export interface EngineSampling {
   maxNewTokens: number;
@@ -26,34 +27,8 @@ export interface EngineSampling {
 /** A client error; the server turns it into 400 `{"error":{"message"}}`. */
 export class BadRequest extends Error {}
 
-const KNOWN = new Set([
-  "max_new_tokens",
-  "min_new_tokens",
-  "temperature",
-  "top_p",
-  "top_k",
-  "min_p",
-  "frequency_penalty",
-  "presence_penalty",
-  "repetition_penalty",
-  "stop",
-  "stop_token_ids",
-  "stop_regex",
-  "ignore_eos",
-  "skip_special_tokens",
-  "spaces_between_special_tokens",
-  "no_stop_trim",
-  "n",
-  "sampling_seed",
-  "json_schema",
-  "regex",
-  "ebnf",
-  "structural_tag",
-  "logit_bias",
-  "custom_params",
-  "stream_interval",
-  "dtype",
-]);
+/** SGLang's `SamplingParams` API fields: the one list, shared with the config's sampling-key check. */
+const KNOWN = SGLANG_SAMPLING_PARAMS;
 
 export function parseSampling(raw: unknown): EngineSampling {
   if (raw != null && (typeof raw !== "object" || Array.isArray(raw))) {
