@@ -1,7 +1,8 @@
 """Call EnvrollRolloutFn exactly as Miles would, without a trainer, and dump what it returns.
 
     python -m envroll_miles.dry_run --config env.toml --engine http://127.0.0.1:30000 \\
-        --rollout-batch-size 4 --n-samples-per-prompt 4 [--eval] [--rollout-id 0] --dump out.json
+        --rollout-batch-size 4 --n-samples-per-prompt 4 [--eval] [--rollout-id 0] --dump out.json \\
+        [--hf-checkpoint Qwen/Qwen3-8B] [--sglang-tokenizer-path DIR]
 
 Uses Miles' own input/output types when Miles is importable, the stand-ins otherwise.
 """
@@ -25,6 +26,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--config", help="envroll env.toml (starts a service)")
     p.add_argument("--url", help="use a running rollout service instead of --config")
     p.add_argument("--engine", required=True, help="SGLang engine or router URL")
+    p.add_argument("--hf-checkpoint", default=None, help="the model (picks the renderer), as Miles' flag")
+    p.add_argument("--sglang-tokenizer-path", default=None, help="tokenizer folder the engine uses, as Miles' flag")
     p.add_argument("--rollout-batch-size", type=int, required=True)
     p.add_argument("--n-samples-per-prompt", type=int, default=1)
     p.add_argument("--n-samples-per-eval-prompt", type=int, default=1)
@@ -42,10 +45,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return o
 
 
-def main(argv: list[str] | None = None) -> int:
-    o = parse(argv)
+def build_args(o: argparse.Namespace):
+    """The Miles args namespace the rollout function receives for these options."""
     engine = urlsplit(o.engine)
-    args = miles_args(
+    return miles_args(
+        hf_checkpoint=o.hf_checkpoint,
+        sglang_tokenizer_path=o.sglang_tokenizer_path,
         rollout_global_dataset=False,
         envroll_config=o.config,
         envroll_url=o.url,
@@ -61,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         reward_key=o.reward_key,
         num_rollout=o.rollout_id + 1,
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    o = parse(argv)
+    args = build_args(o)
     types = load_types()
     fn = EnvrollRolloutFn(types.ConstructorInput(args=args, data_source=EmptyDataSource()))
     try:
