@@ -6,6 +6,8 @@
  * SGLang (TrainClient): `GET /get_model_info` (→ `model_path`), then `/v1/models`, then
  * `/health` for servers that have neither. OpenAI-compatible (EvalClient): `GET {base_url}/models`.
  */
+import { type ClientRequest, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import type { ClientConfig } from "envroll/internal/config/schema.ts";
 import { apiKey } from "./client-factory.ts";
 
@@ -25,28 +27,49 @@ const TIMEOUT_MS = 5_000;
 type Probe = { status: number; body: unknown; url: string };
 
 function causeOf(e: unknown): string {
-  if (e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError"))
-    return `no answer within ${TIMEOUT_MS / 1000} s`;
-  const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return cause.message ? `${cause.code} (${cause.message})` : cause.code;
-  return e instanceof Error ? e.message : String(e);
+  const err = e as NodeJS.ErrnoException;
+  if (err?.code) return err.message?.includes(err.code) ? err.code : `${err.code} (${err.message})`;
+  return err instanceof Error ? err.message : String(e);
 }
 
-async function get(url: string, headers: Record<string, string>): Promise<Probe> {
-  let res: Response;
-  try {
-    res = await fetch(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
-  } catch (e) {
-    throw new PreflightError(`cannot reach ${url}: ${causeOf(e)}`);
-  }
-  const text = await res.text().catch(() => "");
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, url };
+/**
+ * One GET with node:http (not fetch, whose blocked-port list would refuse servers on ports such
+ * as 6000 that the transport reaches fine).
+ */
+function get(url: string, headers: Record<string, string>): Promise<Probe> {
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => reject(new PreflightError(`cannot reach ${url}: ${why}`));
+    let req: ClientRequest;
+    try {
+      req = (url.startsWith("https:") ? httpsRequest : httpRequest)(url, { method: "GET", headers });
+    } catch (e) {
+      fail(causeOf(e));
+      return;
+    }
+    req.setTimeout(TIMEOUT_MS, () => {
+      req.destroy();
+      fail(`no answer within ${TIMEOUT_MS / 1000} s`);
+    });
+    req.on("error", (e) => fail(causeOf(e)));
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        if (text.length < 1_000_000) text += d;
+      });
+      res.on("error", (e) => fail(causeOf(e)));
+      res.on("end", () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        resolve({ status: res.statusCode ?? 0, body, url });
+      });
+    });
+    req.end();
+  });
 }
 
 function requestHeaders(client: ClientConfig): Record<string, string> {
