@@ -115,7 +115,9 @@ describe("judged evals through the CLI", { concurrency: true }, () => {
       "--retries.rollout.include",
       '["JudgeError"]',
     ]);
-    assert.equal(res.code, 0, res.stderr);
+    // Every rollout errored: the run is not a result (exit 1, the common error named).
+    assert.equal(res.code, 1, res.stderr);
+    assert.match(res.stderr, /all 2 rollouts errored\nmost common error: JudgeError \(2 of 2\)\nexample: /);
     const { traces, summary } = runOutputs(out);
     const final = traces.filter((t) => t.attempts === 1);
     assert.equal(final.length, 2);
