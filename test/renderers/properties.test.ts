@@ -63,11 +63,12 @@ test("random conversations: bridge keeps the sampled prefix exactly and appends 
     assert.deepEqual(completion, completionBefore);
     const n = b.tokenIds.length;
     assert.ok(b.messageIndices.length === n && b.sampledMask.length === n && b.isContent.length === n);
-    // Expected cut: after the completion's LAST close token, or a synthesized <|im_end|>.
-    const lastClose = Math.max(completion.lastIndexOf(151645), completion.lastIndexOf(151643));
+    // Expected cut: after the completion's FIRST close token (where parse ends the turn), or a
+    // synthesized <|im_end|>.
+    const firstClose = completion.findIndex((id) => id === 151645 || id === 151643);
     const prior =
-      lastClose >= 0
-        ? [...prompt, ...completion.slice(0, lastClose + 1)]
+      firstClose >= 0
+        ? [...prompt, ...completion.slice(0, firstClose + 1)]
         : [...prompt, ...completion, 151645];
     assert.deepEqual(b.tokenIds.slice(0, prior.length), prior, `case ${i}: prefix`);
     assert.ok(b.sampledMask.every((s) => !s));

@@ -29,11 +29,40 @@ function checkRender(c: Case): string[] {
   return bad;
 }
 
+/**
+ * Bridges where envroll deliberately differs from the Python renderer (issue 15.4): a tool
+ * result of `null` is bridged as the full render writes it — HF prints `None` — where the
+ * Python renderer's bridge writes "". (These fixtures carry no full conversation, so the bridge
+ * assumes HF's rendering; with the conversation it follows the full render's mode.)
+ */
+const BRIDGE_NULL_TOOL_CONTENT = new Set([
+  "x_tool_content_null__bridge_after_msg1",
+  "x_tool_content_null_hf_raises__bridge_after_msg1",
+]);
+
 function checkBridge(c: Case): string[] {
-  const got = rendererFor(c).bridge(c.prev_prompt_ids, c.prev_completion_ids, c.new_messages, {
+  const r = rendererFor(c);
+  const got = r.bridge(c.prev_prompt_ids, c.prev_completion_ids, c.new_messages, {
     tools: c.tools,
   });
+  if (BRIDGE_NULL_TOOL_CONTENT.has(c.id)) {
+    const tail = got ? r.decode(got.tokenIds.slice(got.prefixLength)) : "";
+    const pyTail = r.decode(c.result.token_ids.slice(got?.prefixLength ?? 0));
+    return tail === pyTail.replace("<tool_response>\n\n</tool_response>", "<tool_response>\nNone\n</tool_response>")
+      ? []
+      : ["null tool content"];
+  }
   if (c.result === null) return got === null ? [] : ["expected null"];
+  const closes = (id: number) => id === 151645 || id === 151643;
+  const first = c.prev_completion_ids.findIndex(closes);
+  const last = c.prev_completion_ids.findLastIndex(closes);
+  if (got && first >= 0 && first !== last) {
+    // Issue 15.4: the turn ends at the FIRST close, where parse ends it; the Python renderer cuts
+    // at the last. The rest of the bridge is the same.
+    const pyPrefix = c.prev_prompt_ids.length + last + 1;
+    const want = [...c.prev_prompt_ids, ...c.prev_completion_ids.slice(0, first + 1), ...c.result.token_ids.slice(pyPrefix)];
+    return eq(got.tokenIds, want) ? [] : ["ids (first close)"];
+  }
   if (got === null) return ["got null"];
   const pairs: [string, unknown, unknown][] = [
     ["ids", got.tokenIds, c.result.token_ids],

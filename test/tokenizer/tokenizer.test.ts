@@ -87,7 +87,7 @@ test("decode: byte runs longer than the scratch buffer, split characters, repeat
 
 test("BPE: the heap merge (long pieces) equals the rescanning merge on the real Qwen3 merges", () => {
   const json = JSON.parse(readFileSync(join(qwen3TokenizerDir(), "tokenizer.json"), "utf8"));
-  const model = new BytePairModel(json.model);
+  const model = new BytePairModel(json.model, true);
   const symsOf = (piece: string) =>
     [...Buffer.from(piece, "utf8")].map((b) => model.vocab.get(BYTE_TO_CHAR[b]) as number);
   const rand = mulberry32(7);

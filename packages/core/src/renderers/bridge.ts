@@ -1,13 +1,16 @@
 /**
  * Shared bridge rules: where the sampled history may be cut, and how the carried prefix and the
  * newly rendered tail become one RenderedTokens. Only the completion is searched for a turn
- * close — a close inside the prompt is template scaffold, not something this turn produced.
+ * close — a close inside the prompt is template scaffold, not something this turn produced —
+ * and the turn ends at the FIRST close, where the parser ends it too: the assistant message the
+ * program saw is what the next prompt carries (the engine stops there; anything after it was
+ * never part of the turn).
  */
 import type { TokenAttribution } from "./attribution.ts";
 import type { RenderedTokens } from "./renderer.ts";
 
 /**
- * `prevPrompt + prevCompletion` cut after the LAST close token inside the completion (anything
+ * `prevPrompt + prevCompletion` cut after the FIRST close token inside the completion (anything
  * the engine emitted after it is dropped; when the completion has none — truncated at the token
  * cap — the canonical close is appended instead), followed by `tail`. The history is the bulk
  * of a bridged prompt and is copied exactly once per turn. The inputs are never modified
@@ -20,8 +23,7 @@ export function bridgeIds(
   synthesizeClose: number,
   tail: readonly number[],
 ): number[] {
-  let keep = prevCompletionIds.length;
-  while (keep > 0 && !closeIds.includes(prevCompletionIds[keep - 1])) keep--;
+  let keep = prevCompletionIds.findIndex((id) => closeIds.includes(id)) + 1;
   const synthesize = keep === 0;
   if (synthesize) keep = prevCompletionIds.length;
   // slice + push (not indexed writes into a presized array): slice copies a packed array in bulk.

@@ -1,12 +1,17 @@
 /**
- * Renderer selection. Qwen3 models get the hand-written, bridge-capable renderer; any other model
- * with a tokenizer folder gets the generic Jinja renderer (whose bridge always declines).
+ * Renderer selection. The renderer is chosen by the checkpoint's chat template (identity.ts),
+ * not by the model's name: a folder whose template is Qwen3's gets the hand-written Qwen3
+ * renderer whatever the folder is called, and a template envroll has not verified gets the
+ * generic template renderer, with a warning. Without a folder only the carried Qwen3 tokenizer
+ * can be used (`"qwen3"` or an exact Qwen3 hub name).
  */
-import { loadTokenizer } from "../tokenizer/index.ts";
+import { isCheckpointFolder, isQwen3HubName, loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
+import { identifyTemplate, type RendererKind, type TemplateIdentity } from "./identity.ts";
 import { JinjaRenderer } from "./jinja.ts";
 import { Qwen3Renderer } from "./qwen3.ts";
 import type { Renderer } from "./renderer.ts";
 
+export { identifyTemplate, KNOWN_TEMPLATES, type TemplateIdentity, templateSha256 } from "./identity.ts";
 export { JinjaRenderer, type JinjaRendererOptions } from "./jinja.ts";
 export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3.ts";
 export type * from "./renderer.ts";
@@ -23,54 +28,99 @@ export interface CreateRendererOptions {
   enableThinking?: boolean;
   preserveAllThinking?: boolean;
   preserveThinkingBetweenToolCalls?: boolean;
-  /** Folder with tokenizer.json + tokenizer_config.json (required for non-Qwen3 models). */
+  /** Checkpoint folder (tokenizer.json, tokenizer_config.json, chat_template.jinja); `model` may be one too. */
   tokenizerPath?: string;
   /** Generic renderer only: parse `<tool_call>{json}</tool_call>` blocks Qwen-style. */
   toolParser?: "qwen3" | null;
   /** Generic renderer only: extra chat-template variables (HF `apply_chat_template(**kwargs)`). */
   templateVars?: Record<string, unknown>;
+  /** Receives the warning when the generic renderer is chosen (default: `process.emitWarning`). */
+  onWarning?: (message: string) => void;
 }
 
-/** Qwen3 family names. Qwen3.5/3.6, -VL, -Coder and -Next use other formats and are excluded. */
-const QWEN3 = /qwen3/i;
-const NOT_QWEN3 = /qwen3(?:\.5|\.6|[-_.]?vl|[-_.]?coder|[-_.]?next|[-_.]?omni)/i;
+/** Renderer names that may be given instead of a model (`--client.renderer NAME`). */
+export const RENDERER_NAMES: readonly string[] = ["qwen3", "deepseek-v3", "generic"];
 
 export const KNOWN_RENDERERS = [
-  "qwen3 (also HF names like Qwen/Qwen3-8B)",
-  "jinja (any model, with tokenizerPath)",
+  "a checkpoint folder (the renderer follows its chat template)",
+  "qwen3 (also the Qwen3 hub names, e.g. Qwen/Qwen3-8B)",
+  "deepseek-v3 or generic (with tokenizerPath)",
 ];
 
+/** True for names that select the carried Qwen3 tokenizer and renderer without a folder. */
 export function isQwen3Model(model: string): boolean {
-  return QWEN3.test(model) && !NOT_QWEN3.test(model);
+  return model === "qwen3" || isQwen3HubName(model);
+}
+
+/** The Qwen3 2507 releases ship their own templates (Instruct: no thinking; Thinking: always). */
+const QWEN3_2507 = /qwen3-[^/]*2507/i;
+
+function defaultWarning(message: string): void {
+  process.emitWarning(message, { code: "ENVROLL_GENERIC_RENDERER" });
 }
 
 export function createRenderer(model: string, options: CreateRendererOptions = {}): Renderer {
-  if (isQwen3Model(model)) {
-    const extra = Object.keys(options.templateVars ?? {});
-    if (extra.length > 0)
-      throw new Error(`${model}: the qwen3 renderer takes no template variables (${extra.join(", ")})`);
-    return new Qwen3Renderer(
-      {
-        enableThinking: options.enableThinking,
-        preserveAllThinking: options.preserveAllThinking,
-        preserveThinkingBetweenToolCalls: options.preserveThinkingBetweenToolCalls,
-      },
-      loadTokenizer(options.tokenizerPath ?? "qwen3"),
+  const folder = options.tokenizerPath ?? (isCheckpointFolder(model) ? model : null);
+  const explicit = RENDERER_NAMES.includes(model) ? (model as RendererKind) : null;
+  if (folder === null) {
+    if (isQwen3Model(model)) return qwen3(options, loadTokenizer("qwen3"));
+    if (QWEN3_2507.test(model))
+      throw new Error(
+        `${model}: the Qwen3 2507 releases use their own chat templates, not the Qwen3 rules; ` +
+          "give the checkpoint folder (tokenizerPath / --hf-checkpoint) so its template is used",
+      );
+    throw new Error(
+      `no renderer for model "${model}". Known: ${KNOWN_RENDERERS.join("; ")}. ` +
+        "Pass a checkpoint folder (tokenizerPath) to use its chat template.",
     );
   }
-  if (options.tokenizerPath) {
-    if (options.preserveAllThinking || options.preserveThinkingBetweenToolCalls) {
-      throw new Error(`${model}: the generic Jinja renderer cannot preserve dropped thinking`);
-    }
-    return new JinjaRenderer(loadTokenizer(options.tokenizerPath), {
-      name: model,
-      enableThinking: options.enableThinking,
-      toolParser: options.toolParser ?? null,
-      templateVars: options.templateVars,
-    });
+  const tok = loadTokenizer(folder);
+  const id = identifyTemplate(tok);
+  const kind = explicit ?? id.renderer;
+  const warn = options.onWarning ?? defaultWarning;
+  if (explicit && explicit !== id.renderer)
+    warn(`${model}: renderer "${explicit}" was chosen explicitly for ${folder}, but ${id.reason}`);
+  switch (kind) {
+    case "qwen3":
+      return qwen3(options, tok);
+    case "deepseek-v3":
+      return generic(model === "deepseek-v3" ? "deepseek-v3" : model, tok, options);
+    case "gpt-oss":
+      throw new Error(`${folder}: ${id.reason}, and the gpt-oss renderer is not available yet`);
+    default:
+      if (id.family === null) warn(genericWarning(folder, id));
+      return generic(model === "generic" ? (id.family ?? "generic") : model, tok, options);
   }
-  throw new Error(
-    `no renderer for model "${model}". Known: ${KNOWN_RENDERERS.join("; ")}. ` +
-      "Pass tokenizerPath to use the generic Jinja renderer for other models.",
+}
+
+function genericWarning(folder: string, id: TemplateIdentity): string {
+  return (
+    `${folder}: ${id.reason}; using the generic template renderer (ids follow the template; ` +
+    "no hand-written parse rules; bridging is off unless the template proves append-only on each turn)"
   );
+}
+
+function qwen3(options: CreateRendererOptions, tok: Tokenizer): Qwen3Renderer {
+  const extra = Object.keys(options.templateVars ?? {});
+  if (extra.length > 0) throw new Error(`the qwen3 renderer takes no template variables (${extra.join(", ")})`);
+  return new Qwen3Renderer(
+    {
+      enableThinking: options.enableThinking,
+      preserveAllThinking: options.preserveAllThinking,
+      preserveThinkingBetweenToolCalls: options.preserveThinkingBetweenToolCalls,
+    },
+    tok,
+  );
+}
+
+function generic(name: string, tok: Tokenizer, options: CreateRendererOptions): JinjaRenderer {
+  if (options.preserveAllThinking || options.preserveThinkingBetweenToolCalls) {
+    throw new Error(`${name}: the generic template renderer cannot preserve dropped thinking`);
+  }
+  return new JinjaRenderer(tok, {
+    name,
+    enableThinking: options.enableThinking,
+    toolParser: options.toolParser ?? null,
+    templateVars: options.templateVars,
+  });
 }

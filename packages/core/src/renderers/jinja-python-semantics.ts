@@ -5,26 +5,76 @@
  *   too, which breaks Qwen3's template); patched to honour `chars` like Python.
  * - `{{ none }}` prints nothing; Jinja2 prints `None` (e.g. a tool message with null content).
  * Patched once, on the library's own classes (the string value class is not exported, so it is
- * reached through a value the library creates).
+ * reached through a value the library creates). The patch touches private internals, so before
+ * patching it checks that the library still has the shape it patches, and after patching that
+ * the patched behaviour is there; either failing throws — a library upgrade must not silently
+ * change token ids.
  */
-import { Environment, Interpreter } from "@huggingface/jinja";
+import * as jinja from "@huggingface/jinja";
 import { pyLstrip, pyRstrip, pyStrip } from "../text/python-str.ts";
 
 type RuntimeFn = (args: { value: unknown }[]) => unknown;
 
-let patched = false;
+/** The parts of the library this module patches; a test passes a changed copy. */
+export interface JinjaLibrary {
+  Environment: new () => { set(name: string, value: unknown): unknown; lookupVariable(name: string): unknown };
+  Interpreter: { prototype: object };
+  Template: new (source: string) => { render(items?: Record<string, unknown>): string };
+}
 
-export function patchJinjaPythonSemantics(): void {
-  if (patched) return;
-  patched = true;
-  const env = new Environment();
+/** Hooks the generic renderer installs around one render (see `jinja-attribution.ts`). */
+export interface RenderTracker {
+  /** Called when the interpreter starts a program, with its global scope. */
+  onRun(global: unknown): void;
+  /** Called with each evaluated block's output; returns the output to use. */
+  onBlock(statements: unknown, scope: unknown, output: string): string;
+  /** Called when a for loop starts and ends. */
+  onFor(node: unknown, phase: "start" | "end", output?: string): string | undefined;
+}
+
+let activeTracker: RenderTracker | null = null;
+
+/** Runs `fn` with `tracker` receiving the interpreter hooks (renders are synchronous). */
+export function withRenderTracker<T>(tracker: RenderTracker, fn: () => T): T {
+  const prev = activeTracker;
+  activeTracker = tracker;
+  try {
+    return fn();
+  } finally {
+    activeTracker = prev;
+  }
+}
+
+const patchedLibs = new WeakSet<object>();
+
+export class JinjaShapeError extends Error {}
+
+function shapeError(what: string): never {
+  throw new JinjaShapeError(
+    `@huggingface/jinja no longer has the shape envroll patches for Python semantics (${what}); ` +
+      "pin the version envroll was tested with (see packages/core/package.json)",
+  );
+}
+
+export function patchJinjaPythonSemantics(lib: JinjaLibrary = jinja as unknown as JinjaLibrary): void {
+  if (patchedLibs.has(lib)) return;
+  if (typeof lib.Environment !== "function" || typeof lib.Template !== "function") shapeError("exports");
+  const env = new lib.Environment();
   env.set("probe", "x");
-  const probe = env.lookupVariable("probe") as unknown as { builtins: Map<string, unknown> };
+  const probe = env.lookupVariable("probe") as { builtins?: Map<string, unknown>; value?: unknown } | undefined;
+  if (!probe || probe.value !== "x") shapeError("string values");
   const proto = Object.getPrototypeOf(probe);
   const desc = Object.getOwnPropertyDescriptor(proto, "builtins");
   const original = desc?.get;
-  const sample = probe.builtins.get("strip") as { constructor: new (fn: RuntimeFn) => unknown } | undefined;
-  if (!original || !sample) return; // library changed shape: leave it alone
+  if (!original) shapeError("StringValue.builtins getter");
+  const builtins = original.call(probe) as unknown;
+  if (!(builtins instanceof Map)) shapeError("StringValue.builtins map");
+  const sample = builtins.get("strip") as { constructor: new (fn: RuntimeFn) => unknown; value?: unknown };
+  if (!sample || typeof sample.value !== "function") shapeError("strip builtin");
+  const interp = lib.Interpreter?.prototype as Partial<InterpreterProto> | undefined;
+  for (const m of ["evaluate", "evaluateBlock", "evaluateFor", "run"] as const) {
+    if (typeof interp?.[m] !== "function") shapeError(`Interpreter.${m}`);
+  }
   const FunctionValue = sample.constructor;
   const StringValue = proto.constructor as new (s: string) => unknown;
   Object.defineProperty(proto, "builtins", {
@@ -51,13 +101,24 @@ export function patchJinjaPythonSemantics(): void {
       return map;
     },
   });
-  patchNonePrinting(StringValue);
+  patchInterpreter(interp as InterpreterProto, StringValue);
+  patchedLibs.add(lib);
+  verifyPatched(lib);
 }
 
-type Evaluated = { type: string; toString(): string };
+/** The patched behaviour, checked once on the real library. */
+function verifyPatched(lib: JinjaLibrary): void {
+  const got = new lib.Template('{{ "\\nxhi x\\n".strip("\\n") }}|{{ none }}|{{ x }}').render({ x: null });
+  if (got !== "xhi x|None|None") shapeError(`patched probe rendered ${JSON.stringify(got)}`);
+}
+
+type Evaluated = { type: string; value?: unknown; toString(): string };
 type InterpreterProto = {
   evaluate(node: unknown, env: unknown): Evaluated;
-  evaluateBlock(statements: { type: string }[], env: unknown): unknown;
+  evaluateBlock(statements: { type: string }[], env: unknown): Evaluated;
+  evaluateFor(node: unknown, env: unknown): Evaluated;
+  run(program: unknown): Evaluated;
+  global?: unknown;
 };
 
 /** Statement nodes legitimately evaluate to null (no output); only expressions print `None`. */
@@ -73,10 +134,11 @@ const STATEMENTS = new Set([
   "CallStatement",
 ]);
 
-/** Output blocks print a null expression value as Python's `None` (undefined still prints nothing). */
-function patchNonePrinting(StringValue: new (s: string) => unknown): void {
-  const proto = Interpreter.prototype as unknown as InterpreterProto;
-  if (typeof proto.evaluateBlock !== "function" || typeof proto.evaluate !== "function") return;
+/**
+ * Output blocks print a null expression value as Python's `None` (undefined still prints
+ * nothing), and the render tracker, when one is active, sees every block and loop.
+ */
+function patchInterpreter(proto: InterpreterProto, StringValue: new (s: string) => unknown): void {
   proto.evaluateBlock = function (this: InterpreterProto, statements, env) {
     let result = "";
     for (const statement of statements) {
@@ -85,6 +147,21 @@ function patchNonePrinting(StringValue: new (s: string) => unknown): void {
         if (!STATEMENTS.has(statement.type)) result += "None";
       } else if (v.type !== "UndefinedValue") result += v.toString();
     }
-    return new StringValue(result);
+    if (activeTracker) result = activeTracker.onBlock(statements, env, result);
+    return new StringValue(result) as Evaluated;
+  };
+  const evaluateFor = proto.evaluateFor;
+  proto.evaluateFor = function (this: InterpreterProto, node, env) {
+    const tracker = activeTracker;
+    if (!tracker) return evaluateFor.call(this, node, env);
+    tracker.onFor(node, "start");
+    const out = evaluateFor.call(this, node, env);
+    const replaced = tracker.onFor(node, "end", String(out.value ?? ""));
+    return replaced === undefined ? out : (new StringValue(replaced) as Evaluated);
+  };
+  const run = proto.run;
+  proto.run = function (this: InterpreterProto, program) {
+    activeTracker?.onRun(this.global);
+    return run.call(this, program);
   };
 }

@@ -1,25 +1,30 @@
 /**
- * The generic renderer: any HF chat template (tokenizer_config.json `chat_template`) run through
- * `@huggingface/jinja`, tokenized with the matching tokenizer. It is for families without a
- * hand-written renderer, so it promises less:
+ * The generic renderer: any HF chat template (tokenizer_config.json `chat_template` or a
+ * checkpoint's chat_template.jinja) run through `@huggingface/jinja`, tokenized with the
+ * matching tokenizer. It is for families without a hand-written renderer, so it promises less:
  * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass),
  *   except that `tojson` prints floats the JavaScript way (`1.0` → `1`, `1e-05` → `0.00001`);
- * - attribution is recovered by rendering message prefixes and diffing the texts (history a
- *   template rewrites, e.g. Qwen3 dropping a think block, is re-anchored to its message by the
- *   tail of its old text; `sampledMask` marks an assistant's text after its generation prompt up
- *   to its last stop token — a heuristic, exact for ChatML-like formats);
- * - `bridge` always returns null: with no hand-written knowledge of the format, extending the
- *   sampled tokens cannot be proven correct, so callers re-render;
+ * - attribution comes from one instrumented render (`jinja-attribution.ts`; prefix diffs for
+ *   templates it cannot describe); `sampledMask` marks an assistant's text after the opener the
+ *   generation prompt writes up to its last stop token — exact for formats where the
+ *   generation prompt is the assistant opener (ChatML, Llama 3, Gemma, DeepSeek);
+ * - `bridge` extends the sampled tokens only where it can check, on the spot, that the template
+ *   renders the history before the sampled turn unchanged (`jinja-bridge.ts`); otherwise it
+ *   declines and says why;
  * - `parse` is plain text up to the first stop id, optionally with Qwen-style `<tool_call>` JSON.
  */
 import { Template } from "@huggingface/jinja";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
+import { MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./jinja-attribution.ts";
+import { type BridgeContext, conversationKey, jinjaBridge, rememberPrompt } from "./jinja-bridge.ts";
+import { prefixDiffOwners } from "./jinja-prefix-owners.ts";
 import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
-import { contentText, messageRoles, messageToolNames } from "./messages.ts";
+import { assertWellFormed, contentText, messageRoles, messageToolNames } from "./messages.ts";
 import { PyFloat } from "./py-json.ts";
 import type {
+  BridgeOptions,
   ParsedResponse,
   RenderedTokens,
   Renderer,
@@ -35,12 +40,20 @@ export interface JinjaRendererOptions {
   chatTemplate?: string;
   /** Extra variables for the template (e.g. `bos_token`), merged over the tokenizer config's. */
   templateVars?: Record<string, unknown>;
-  /** Stop ids (default: the eos token's id). */
+  /** Stop ids (default: the eos token's id and the token the template closes an assistant turn with). */
   stopTokenIds?: number[];
   /** "qwen3" parses `<tool_call>{json}</tool_call>` blocks by their special-token ids. */
   toolParser?: "qwen3" | null;
   /** Default for the template's `enable_thinking` (not passed when undefined). */
   enableThinking?: boolean;
+}
+
+/** Text of one render with each character's owner (message index or -1). */
+export interface OwnedText {
+  text: string;
+  owner: Int32Array;
+  /** Where the generation prompt starts (text.length when there is none). */
+  loopEnd: number;
 }
 
 export class JinjaRenderer implements Renderer {
@@ -49,6 +62,9 @@ export class JinjaRenderer implements Renderer {
   private readonly template: Template;
   private readonly vars: Record<string, unknown>;
   private readonly toolIds: { open: number; close: number } | null;
+  private opener: string | null = null;
+  /** Recent prompt texts by conversation key, for the bridge's stability check. */
+  readonly promptTexts = new Map<string, string>();
 
   constructor(
     readonly tokenizer: Tokenizer,
@@ -65,17 +81,42 @@ export class JinjaRenderer implements Renderer {
       eos_token: tokenizer.eosToken ?? "",
       ...(options.templateVars ?? {}),
     };
-    const eos =
-      typeof this.vars.eos_token === "string" ? tokenizer.tokenToId(this.vars.eos_token) : undefined;
-    this.stopTokenIds = options.stopTokenIds ?? (eos === undefined ? [] : [eos]);
+    this.stopTokenIds = options.stopTokenIds ?? this.defaultStops();
     const open = tokenizer.tokenToId("<tool_call>");
     const close = tokenizer.tokenToId("</tool_call>");
     this.toolIds =
       options.toolParser === "qwen3" && open !== undefined && close !== undefined ? { open, close } : null;
   }
 
-  /** The template's text for these inputs (HF `apply_chat_template(tokenize=False)`). */
-  renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
+  /** The eos id plus the added token the template writes right after an assistant's content. */
+  private defaultStops(): number[] {
+    const out: number[] = [];
+    const eos = typeof this.vars.eos_token === "string" ? this.tokenizer.tokenToId(this.vars.eos_token) : undefined;
+    if (eos !== undefined) out.push(eos);
+    const close = this.assistantClose();
+    if (close !== undefined && !out.includes(close)) out.push(close);
+    return out;
+  }
+
+  private assistantClose(): number | undefined {
+    const body = "\u2062envroll-probe\u2062";
+    let text: string;
+    try {
+      text = this.renderText([
+        { role: "user", content: "x" },
+        { role: "assistant", content: body },
+      ]);
+    } catch {
+      return undefined;
+    }
+    const at = text.indexOf(body);
+    if (at < 0) return undefined;
+    const ids = this.tokenizer.encode(text.slice(at + body.length));
+    return ids.length > 0 && this.tokenizer.isAddedToken(ids[0]) ? ids[0] : undefined;
+  }
+
+  /** The template's context for these inputs. */
+  context(messages: readonly RenderMessage[], options: RenderOptions): Record<string, unknown> {
     const ctx: Record<string, unknown> = {
       ...this.vars,
       messages: toPlain(messages),
@@ -84,71 +125,86 @@ export class JinjaRenderer implements Renderer {
     if (options.tools != null) ctx.tools = toPlain(options.tools);
     const thinking = options.enableThinking ?? this.options.enableThinking;
     if (thinking !== undefined) ctx.enable_thinking = thinking;
-    return this.template.render(ctx);
+    return ctx;
+  }
+
+  /** The template's text for these inputs (HF `apply_chat_template(tokenize=False)`). */
+  renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
+    return this.template.render(this.context(messages, options));
+  }
+
+  /** One render with per-character owners (markers, or prefix diffs for irregular templates). */
+  renderOwned(messages: readonly RenderMessage[], options: RenderOptions): OwnedText {
+    const marked = this.renderMarkedText(messages, options);
+    if (marked) return { text: marked.text, owner: ownersFromMarks(marked), loopEnd: marked.loopEnd };
+    return prefixDiffOwners((msgs, o) => this.renderText(msgs, o), messages, options);
+  }
+
+  renderMarkedText(messages: readonly RenderMessage[], options: RenderOptions): MarkedText | null {
+    if (messages.some((m) => MARKER_CHARS.test(JSON.stringify(m)))) return null;
+    return renderMarked(this.template, this.context(messages, options), messages.length);
   }
 
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
-    const segments = this.attributeText(messages, options);
+    assertWellFormed(messages);
+    const owned = this.renderOwned(messages, options);
+    if (options.addGenerationPrompt)
+      rememberPrompt(
+        this,
+        conversationKey(messages, { tools: options.tools, enableThinking: options.enableThinking }),
+        owned.text,
+      );
     return {
-      ...tokenizeSegments(this.tokenizer, segments),
+      ...tokenizeSegments(this.tokenizer, this.segments(messages, owned, 0)),
       messageRoles: messageRoles(messages),
       messageToolNames: messageToolNames(messages),
     };
   }
 
   /**
-   * Renders each prefix `messages[:k+1]` and gives message k the text past the longest common
-   * prefix with the previous render (a template that rewrites history gives the rewritten part
-   * to the later message). Then, on the final text: an assistant's part is sampled (and body)
-   * from after its generation prompt up to and including its last stop token; other messages'
-   * body is where their content string appears in their part.
+   * Segments of `owned.text[from:]`, message indices shifted by `-indexBase`: an assistant's
+   * part is sampled (and body) from after the generation-prompt opener up to and including its
+   * last stop token; other messages' body is where their content string appears in their part.
    */
-  private attributeText(messages: readonly RenderMessage[], options: RenderOptions): Segment[] {
-    const base = { tools: options.tools, enableThinking: options.enableThinking };
-    const owner: number[] = [];
-    const prefixes: string[] = [];
-    let prev = "";
-    const claim = (text: string, who: number) => {
-      const common = commonPrefix(prev, text);
-      // History rewritten by the new message (e.g. Qwen3 dropping a think block once an assistant
-      // is no longer last): the old suffix's tail, found again in the new text, marks where the
-      // earlier message's rewritten form ends; it stays with its previous owner.
-      let keepUntil = common;
-      if (common < prev.length) {
-        const anchor = prev.slice(Math.max(common, prev.length - 16));
-        const at = text.indexOf(anchor, common);
-        if (at >= 0) keepUntil = at + anchor.length;
+  segments(messages: readonly RenderMessage[], owned: OwnedText, from: number, indexBase = 0): Segment[] {
+    const { text, owner } = owned;
+    const sampled: [number, number][] = [];
+    const content: [number, number][] = [];
+    const opener = this.generationOpener();
+    let s = from;
+    while (s < text.length) {
+      let e = s + 1;
+      while (e < text.length && owner[e] === owner[s]) e++;
+      const k = owner[s];
+      if (k >= 0 && messages[k]) {
+        const part = text.slice(s, e);
+        if (messages[k].role === "assistant") {
+          const start = s + commonPrefix(opener, part);
+          sampled.push([start, this.lastStopEnd(text.slice(0, e), start)]);
+        } else {
+          const body = contentText(messages[k].content);
+          const at = body ? part.indexOf(body) : -1;
+          if (at >= 0) content.push([s + at, s + at + body.length]);
+        }
       }
-      const previousOwner = owner[prev.length - 1];
-      owner.length = common;
-      for (let c = common; c < text.length; c++) owner.push(c < keepUntil ? previousOwner : who);
-      prev = text;
-    };
-    for (let k = 0; k < messages.length; k++) {
-      prefixes.push(prev);
-      claim(this.renderText(messages.slice(0, k + 1), base), k);
+      s = e;
     }
-    const full = options.addGenerationPrompt ? this.renderText(messages, options) : prev;
-    claim(full, -1);
-    const sampledRanges: [number, number][] = [];
-    const contentRanges: [number, number][] = [];
-    for (let k = 0; k < messages.length; k++) {
-      const start = owner.indexOf(k);
-      if (start < 0) continue;
-      const end = owner.lastIndexOf(k) + 1;
-      const part = full.slice(start, end);
-      if (messages[k].role === "assistant") {
-        const withPrompt = this.renderText(messages.slice(0, k), { ...base, addGenerationPrompt: true });
-        const opener = withPrompt.startsWith(prefixes[k]) ? withPrompt.slice(prefixes[k].length) : "";
-        const from = start + commonPrefix(opener, part);
-        sampledRanges.push([from, this.lastStopEnd(full.slice(0, end), from)]);
-      } else {
-        const body = contentText(messages[k].content);
-        const at = body ? part.indexOf(body) : -1;
-        if (at >= 0) contentRanges.push([start + at, start + at + body.length]);
+    return toSegments(text, owner, from, indexBase, sampled, content);
+  }
+
+  /** What the template writes to open an assistant turn (its generation prompt), cached. */
+  generationOpener(): string {
+    if (this.opener === null) {
+      const msgs = [{ role: "user", content: "x" }];
+      try {
+        const without = this.renderText(msgs);
+        const withPrompt = this.renderText(msgs, { addGenerationPrompt: true });
+        this.opener = withPrompt.startsWith(without) ? withPrompt.slice(without.length) : "";
+      } catch {
+        this.opener = "";
       }
     }
-    return toSegments(full, owner, sampledRanges, contentRanges);
+    return this.opener;
   }
 
   /** End offset of the last stop-token text in `text[from:]`, or the text's end. */
@@ -182,14 +238,14 @@ export class JinjaRenderer implements Renderer {
     return { content: text, reasoningContent: reasoning || null, toolCalls };
   }
 
-  /** Always null: see the module comment. */
+  /** See `jinja-bridge.ts`: declines (null, with the reason) unless the template is verified stable. */
   bridge(
-    _prevPromptIds?: number[],
-    _prevCompletionIds?: number[],
-    _newMessages?: RenderMessage[],
-    _options?: { tools?: RenderTool[] | null; enableThinking?: boolean },
+    prevPromptIds: number[],
+    prevCompletionIds: number[],
+    newMessages: RenderMessage[],
+    options: BridgeOptions = {},
   ): RenderedTokens | null {
-    return null;
+    return jinjaBridge(this as BridgeContext, prevPromptIds, prevCompletionIds, newMessages, options);
   }
 
   decode(ids: number[]): string {
@@ -209,21 +265,24 @@ function inRanges(ranges: readonly [number, number][], at: number): boolean {
   return false;
 }
 
-/** Cuts the text wherever the owner or the sampled/content flags change. */
+/** Cuts `text[from:]` wherever the owner or the sampled/content flags change. */
 function toSegments(
   text: string,
-  owner: readonly number[],
+  owner: Int32Array,
+  from: number,
+  indexBase: number,
   sampled: readonly [number, number][],
   content: readonly [number, number][],
 ): Segment[] {
   const out: Segment[] = [];
-  let start = 0;
   const flags = (c: number) => {
     const s = inRanges(sampled, c);
-    return { messageIndex: owner[c], sampled: s, content: s || inRanges(content, c) };
+    const k = owner[c];
+    return { messageIndex: k >= 0 ? k - indexBase : -1, sampled: s, content: s || inRanges(content, c) };
   };
-  let cur = text.length ? flags(0) : null;
-  for (let c = 1; c <= text.length; c++) {
+  let start = from;
+  let cur = from < text.length ? flags(from) : null;
+  for (let c = from + 1; c <= text.length; c++) {
     const next = c < text.length ? flags(c) : null;
     if (
       cur &&

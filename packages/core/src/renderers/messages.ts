@@ -3,7 +3,7 @@
  * arguments: string}`), the OpenAI wire form (`{id, type, function: {name, arguments}}` with
  * object or string arguments), and content as a string, null, or text parts.
  */
-import { pyJsonDumps } from "./py-json.ts";
+import { PyFloat, pyFloatRepr, pyJsonDumps } from "./py-json.ts";
 import type { RenderMessage } from "./renderer.ts";
 
 function isRecord(x: unknown): x is Record<string, unknown> {
@@ -33,7 +33,8 @@ export interface ToolCallText {
 export function toolCallText(call: unknown): ToolCallText {
   const tc = isRecord(call) ? call : {};
   const fn = isRecord(tc.function) && Object.keys(tc.function).length > 0 ? tc.function : tc;
-  const name = typeof fn.name === "string" ? fn.name : fn.name == null ? "" : String(fn.name);
+  // The template prints the name: a missing one as nothing, `null` as `None`, 42 as `42`.
+  const name = jinjaStr(fn.name);
   const args = "arguments" in fn ? fn.arguments : {};
   return { name, argumentsText: typeof args === "string" ? args : pyJsonDumps(args) };
 }
@@ -62,4 +63,66 @@ export function messageToolNames(messages: readonly RenderMessage[]): (string | 
     const joined = typeof m.tool_call_id === "string" ? byId.get(m.tool_call_id) : undefined;
     return joined ? joined : null;
   });
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * A lone UTF-16 surrogate cannot be encoded as UTF-8: HF raises, so renderers do too, naming
+ * the message (a silent U+FFFD would give the trainer ids for text nobody wrote).
+ */
+export function assertWellFormed(messages: readonly RenderMessage[]): void {
+  const bad = (x: unknown, depth: number): boolean => {
+    if (typeof x === "string") return LONE_SURROGATE.test(x);
+    if (depth > 32 || x === null || typeof x !== "object") return false;
+    if (Array.isArray(x)) return x.some((v) => bad(v, depth + 1));
+    return Object.entries(x).some(([k, v]) => LONE_SURROGATE.test(k) || bad(v, depth + 1));
+  };
+  for (let i = 0; i < messages.length; i++) {
+    if (bad(messages[i], 0))
+      throw new Error(
+        `message ${i} (${String(messages[i]?.role)}) contains a lone UTF-16 surrogate, which cannot be encoded as UTF-8`,
+      );
+  }
+}
+
+/**
+ * A value as Jinja2 prints it (`{{ x }}` is Python `str(x)`): `None`, `True`/`False`, `42`,
+ * `4.5`, and `repr`-style lists and dicts — what a template writes for a tool result of `42` or
+ * a tool-call name of `null`. Undefined prints nothing.
+ */
+export function jinjaStr(x: unknown): string {
+  if (typeof x === "string") return x;
+  if (x === undefined) return "";
+  return pyRepr(x);
+}
+
+function pyRepr(x: unknown): string {
+  if (x === null || x === undefined) return "None";
+  if (typeof x === "boolean") return x ? "True" : "False";
+  if (x instanceof PyFloat) return pyFloatRepr(x.value);
+  if (typeof x === "number") return Number.isInteger(x) ? String(x) : pyFloatRepr(x);
+  if (typeof x === "bigint") return String(x);
+  if (typeof x === "string") return pyStrRepr(x);
+  if (Array.isArray(x)) return `[${x.map(pyRepr).join(", ")}]`;
+  if (typeof x === "object")
+    return `{${Object.entries(x as Record<string, unknown>)
+      .map(([k, v]) => `${pyStrRepr(k)}: ${pyRepr(v)}`)
+      .join(", ")}}`;
+  return String(x);
+}
+
+function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === "\\" || ch === quote) out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else out += ch;
+  }
+  return out + quote;
 }

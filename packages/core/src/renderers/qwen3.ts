@@ -5,7 +5,7 @@
 import { loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
 import { SegmentList, tokenizeSegments } from "./attribution.ts";
 import { bridgedTokens, bridgeIds } from "./bridge.ts";
-import { contentText, messageRoles, messageToolNames } from "./messages.ts";
+import { assertWellFormed, contentText, jinjaStr, messageRoles, messageToolNames } from "./messages.ts";
 import {
   hfTemplateRaises,
   pushAssistant,
@@ -17,6 +17,7 @@ import {
 } from "./qwen3-format.ts";
 import { parseQwen3Completion } from "./qwen3-parse.ts";
 import type {
+  BridgeOptions,
   ParsedResponse,
   RenderedTokens,
   Renderer,
@@ -57,6 +58,7 @@ export class Qwen3Renderer implements Renderer {
 
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
     if (messages.length === 0) throw new Error("qwen3 render: no messages provided");
+    assertWellFormed(messages);
     const enableThinking = options.enableThinking ?? this.config.enableThinking;
     // Where HF raises, the Python renderer is the reference (see `pythonReference`).
     const pythonMode = this.pythonReference || hfTemplateRaises(messages);
@@ -119,16 +121,26 @@ export class Qwen3Renderer implements Renderer {
     prevPromptIds: number[],
     prevCompletionIds: number[],
     newMessages: RenderMessage[],
-    options: { tools?: RenderTool[] | null; enableThinking?: boolean } = {},
+    options: BridgeOptions = {},
   ): RenderedTokens | null {
-    if (prevPromptIds.length === 0 || newMessages.length === 0) return null;
-    if (newMessages.some((m) => m.role === "assistant")) return null;
+    const decline = (reason: string): null => {
+      options.onDecline?.(reason);
+      return null;
+    };
+    if (prevPromptIds.length === 0) return decline("no previous prompt");
+    if (newMessages.length === 0) return decline("no new messages");
+    if (newMessages.some((m) => m.role === "assistant")) return decline("the new messages include an assistant turn");
+    assertWellFormed(newMessages);
+    // Render the new messages as the full render of this conversation would (HF's `None` for a
+    // null tool result, unless HF raises somewhere and the Python renderer is the reference).
+    const pythonMode = this.pythonReference || (options.messages ? hfTemplateRaises(options.messages) : false);
     const out = new SegmentList();
     // The `\n` after the close: the template writes it, the engine stopped before it.
     out.push("\n", -1, false, false);
     for (let i = 0; i < newMessages.length; i++) {
       const msg = newMessages[i];
-      const content = contentText(msg.content);
+      // As in a full render: HF prints a tool message's null content as `None`.
+      const content = (pythonMode ? null : hfNullToolContent(msg)) ?? contentText(msg.content);
       if (msg.role === "user" || msg.role === "system") pushPlainTurn(out, msg.role, content, i);
       else if (msg.role === "tool") {
         pushToolResponse(
@@ -138,7 +150,7 @@ export class Qwen3Renderer implements Renderer {
           i > 0 && newMessages[i - 1].role === "tool",
           i + 1 < newMessages.length && newMessages[i + 1].role === "tool",
         );
-      } else return null;
+      } else return decline(`role "${msg.role}" cannot be appended to a Qwen3 conversation`);
     }
     pushGenerationPrompt(out, options.enableThinking ?? this.config.enableThinking);
     const ext = tokenizeSegments(this.tokenizer, out.segments);
@@ -162,5 +174,8 @@ export class Qwen3Renderer implements Renderer {
  * there); the Python renderer, and so envroll in Python mode and in bridges, writes "".
  */
 function hfNullToolContent(m: RenderMessage): string | null {
-  return m.role === "tool" && m.content === null ? "None" : null;
+  if (m.role !== "tool" || typeof m.content === "string" || m.content === undefined) return null;
+  // Text parts are joined (as the Python renderer does); other values print as Jinja2 prints them.
+  if (Array.isArray(m.content) && m.content.every((p) => p && typeof p === "object" && "type" in p)) return null;
+  return jinjaStr(m.content);
 }

@@ -50,6 +50,19 @@ export interface RenderedTokens {
   prefixLength?: number;
 }
 
+/** Inputs of a bridge beyond the ids: what the previous turn was rendered with, and a reporter. */
+export interface BridgeOptions {
+  tools?: RenderTool[] | null;
+  enableThinking?: boolean;
+  /**
+   * The whole conversation of this request (its tail is `newMessages`). Renderers that derive
+   * the format from a template need it; hand-written ones ignore it.
+   */
+  messages?: RenderMessage[];
+  /** Told why, whenever the bridge declines (returns null). */
+  onDecline?: (reason: string) => void;
+}
+
 export type ToolCallStatus =
   | "ok"
   | "invalid_json"
@@ -87,7 +100,7 @@ export interface Renderer {
     prevPromptIds: number[],
     prevCompletionIds: number[],
     newMessages: RenderMessage[],
-    options?: { tools?: RenderTool[] | null; enableThinking?: boolean },
+    options?: BridgeOptions,
   ): RenderedTokens | null;
   readonly stopTokenIds: number[];
   /** Decodes ids to text (special tokens kept). */

@@ -1,18 +1,29 @@
 /**
- * Byte-level BPE model: vocabulary, merge ranks and the merge loop, with a per-piece cache.
+ * BPE model: vocabulary, merge ranks and the merge loop, with a per-piece cache. Two symbol
+ * alphabets, as in HF: byte-level (GPT-2 style: every byte is a vocabulary entry; Qwen, Llama 3,
+ * DeepSeek, gpt-oss) and character-level with byte fallback (SentencePiece-converted
+ * vocabularies such as Gemma's: a character missing from the vocabulary becomes its UTF-8 bytes
+ * as `<0xNN>` tokens, or the unknown token). `ignore_merges` (Llama 3, o200k) takes a piece that
+ * is itself a vocabulary entry as one token before any merge.
  *
- * Symbols are kept as vocabulary ids throughout (every byte and every merge result of a
- * byte-level vocabulary is itself a vocabulary entry), so a merge lookup is one numeric Map
- * probe instead of string concatenation.
+ * Symbols are kept as vocabulary ids throughout, so a merge lookup is one numeric Map probe
+ * instead of string concatenation.
  */
 import { BYTE_TO_CHAR } from "./byte-level.ts";
 
-/** Pair key: ids are < 2^18 for every vocabulary we load, so the product stays exact. */
-const PAIR_SHIFT = 262144;
+/** Pair key: ids are < 2^20 for every vocabulary we load, so the product stays exact. */
+const PAIR_SHIFT = 1048576;
 
 export interface BpeModelJson {
   vocab: Record<string, number>;
   merges: (string | [string, string])[];
+  byte_fallback?: boolean;
+  ignore_merges?: boolean;
+  unk_token?: string | null;
+  fuse_unk?: boolean;
+  continuing_subword_prefix?: string | null;
+  end_of_word_suffix?: string | null;
+  dropout?: number | null;
 }
 
 export class BytePairModel {
@@ -20,11 +31,23 @@ export class BytePairModel {
   readonly idToToken: string[];
   /** pair key → rank * PAIR_SHIFT + merged id. */
   readonly merges = new Map<number, number>();
+  readonly unkId: number | undefined;
   private readonly byteIds: Int32Array;
+  /** `<0xNN>` ids for byte fallback (-1 where missing). */
+  private readonly fallbackIds: Int32Array;
+  private readonly ignoreMerges: boolean;
+  private readonly byteFallback: boolean;
+  private readonly fuseUnk: boolean;
   private readonly cache = new Map<string, number[]>();
   private static readonly CACHE_LIMIT = 200_000;
 
-  constructor(model: BpeModelJson) {
+  constructor(
+    model: BpeModelJson,
+    readonly byteLevel: boolean,
+  ) {
+    if (model.dropout) throw new Error("BPE dropout is not supported");
+    if (model.continuing_subword_prefix || model.end_of_word_suffix)
+      throw new Error("BPE continuing_subword_prefix / end_of_word_suffix are not supported");
     this.vocab = new Map(Object.entries(model.vocab));
     this.idToToken = [];
     for (const [tok, id] of this.vocab) this.idToToken[id] = tok;
@@ -38,11 +61,20 @@ export class BytePairModel {
       const key = ia * PAIR_SHIFT + ib;
       if (!this.merges.has(key)) this.merges.set(key, rank * PAIR_SHIFT + merged);
     });
-    this.byteIds = new Int32Array(256);
+    this.ignoreMerges = model.ignore_merges === true;
+    this.byteFallback = model.byte_fallback === true;
+    this.fuseUnk = model.fuse_unk === true;
+    this.unkId = model.unk_token ? this.vocab.get(model.unk_token) : undefined;
+    this.byteIds = new Int32Array(256).fill(-1);
+    this.fallbackIds = new Int32Array(256).fill(-1);
     for (let b = 0; b < 256; b++) {
-      const id = this.vocab.get(BYTE_TO_CHAR[b]);
-      if (id === undefined) throw new Error(`byte-level vocabulary lacks byte ${b}`);
-      this.byteIds[b] = id;
+      if (byteLevel) {
+        const id = this.vocab.get(BYTE_TO_CHAR[b]);
+        if (id === undefined) throw new Error(`byte-level vocabulary lacks byte ${b}`);
+        this.byteIds[b] = id;
+      }
+      const fb = this.vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
+      if (fb !== undefined) this.fallbackIds[b] = fb;
     }
   }
 
@@ -50,16 +82,58 @@ export class BytePairModel {
   encodePiece(piece: string): number[] {
     const hit = this.cache.get(piece);
     if (hit !== undefined) return hit;
-    const bytes = Buffer.from(piece, "utf8");
-    const syms: number[] = new Array(bytes.length);
-    for (let i = 0; i < bytes.length; i++) syms[i] = this.byteIds[bytes[i]];
-    const ids = this.mergeAll(syms);
+    const ids = this.byteLevel ? this.encodeBytes(piece) : this.encodeChars(piece);
     // Like HF (`MAX_LENGTH`), only short pieces are cached: a long one rarely repeats, and the
     // count-bounded cache would otherwise hold arbitrarily large keys.
     if (piece.length >= CACHE_PIECE_MAX) return ids;
     if (this.cache.size >= BytePairModel.CACHE_LIMIT) this.cache.clear();
     this.cache.set(piece, ids);
     return ids;
+  }
+
+  private encodeBytes(piece: string): number[] {
+    const bytes = Buffer.from(piece, "utf8");
+    if (this.ignoreMerges) {
+      let alpha = "";
+      for (let i = 0; i < bytes.length; i++) alpha += BYTE_TO_CHAR[bytes[i]];
+      const whole = this.vocab.get(alpha);
+      if (whole !== undefined) return [whole];
+    }
+    const syms: number[] = new Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) syms[i] = this.byteIds[bytes[i]];
+    return this.mergeAll(syms);
+  }
+
+  /** Character symbols; a missing character becomes its `<0xNN>` bytes, or the unknown token. */
+  private encodeChars(piece: string): number[] {
+    if (this.ignoreMerges) {
+      const whole = this.vocab.get(piece);
+      if (whole !== undefined) return [whole];
+    }
+    const syms: number[] = [];
+    let lastUnk = false;
+    for (const ch of piece) {
+      const id = this.vocab.get(ch);
+      if (id !== undefined) {
+        syms.push(id);
+        lastUnk = false;
+        continue;
+      }
+      if (this.byteFallback) {
+        const bytes = Buffer.from(ch, "utf8");
+        let all = true;
+        for (const b of bytes) if (this.fallbackIds[b] < 0) all = false;
+        if (all) {
+          for (const b of bytes) syms.push(this.fallbackIds[b]);
+          lastUnk = false;
+          continue;
+        }
+      }
+      if (this.unkId === undefined) throw new Error(`character U+${ch.codePointAt(0)!.toString(16)} is not in the vocabulary and there is no unk_token`);
+      if (!(this.fuseUnk && lastUnk)) syms.push(this.unkId);
+      lastUnk = true;
+    }
+    return this.mergeAll(syms);
   }
 
   /**
@@ -77,7 +151,7 @@ export class BytePairModel {
 const CACHE_PIECE_MAX = 256;
 /** Pieces longer than this (in bytes) are merged with the heap. */
 const HEAP_MERGE_MIN = 64;
-/** Heap key: rank * POS_SHIFT + left position; ranks < 2^18, so keys stay exact below 2^53. */
+/** Heap key: rank * POS_SHIFT + left position; ranks < 2^21, so keys stay exact below 2^53. */
 const POS_SHIFT = 2 ** 31;
 
 /** The rescanning merge loop: O(n²), fastest for short pieces. Modifies and returns `syms`. */

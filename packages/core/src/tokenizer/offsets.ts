@@ -3,6 +3,7 @@
  * byte runs, so offsets are found by walking UTF-8 lengths; NFC normalization (which can change
  * the text) is undone by mapping normalized offsets back to the raw text.
  */
+import { hfNfc } from "./nfc.ts";
 
 /** Token ids with [start, end) UTF-16 offsets into the encoded text. */
 export interface EncodingWithOffsets {
@@ -69,7 +70,7 @@ export function remapOffsets(raw: string, norm: string, out: EncodingWithOffsets
     while (i < raw.length && !isSafeAscii(raw, i)) i++;
     rawStarts.push(start);
     normStarts.push(n);
-    n += raw.slice(start, i).normalize("NFC").length;
+    n += hfNfc(raw.slice(start, i)).length;
   }
   if (n !== norm.length) return; // cannot align: keep normalized offsets
   rawStarts.push(raw.length);

@@ -1,70 +1,203 @@
 /**
- * The pre-tokenizer split (HF `Split` with `Isolated` behaviour): the regex from tokenizer.json,
- * translated from Oniguruma to JavaScript.
+ * Pre-tokenizers from tokenizer.json: a sequence of `Split` steps (regex or literal pattern,
+ * each HF split behaviour) and `ByteLevel` (optionally with the GPT-2 regex), applied piece by
+ * piece as HF does, producing [start, end) offsets into the normalized text.
  *
- * Why a translation and not the pattern as-is: Oniguruma's `\s` is Unicode White_Space (it
- * includes U+0085 and excludes U+FEFF), JavaScript's `\s` is the reverse on both, and JavaScript
- * (Node 20) has no inline `(?i:…)` groups. Getting these wrong changes ids on rare input.
+ * Split regexes are Oniguruma patterns, translated to JavaScript `v`-flag regexes: the Unicode
+ * classes become HF's own sets (unicode-classes.ts), `\s` is Oniguruma's White_Space (it has
+ * U+0085 and lacks U+FEFF, the reverse of JavaScript's), and `(?i:…)` groups (Node 20 has no
+ * inline flags) become explicit case classes with Oniguruma's case folds (`'s` matches `'ſ`).
  */
+import { caseFoldExtras, hfClassOperand, hfWhitespace } from "./unicode-classes.ts";
+import type { ClassName } from "./hf-unicode.ts";
 
-/** Unicode White_Space, which is what Oniguruma's `\s` means in Unicode mode. */
-const WS = "\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const CLASS_NAMES = new Set(["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo"]);
+/** Characters that must be escaped inside a `v`-flag class. */
+const CLASS_ESCAPE = new Set("()[]{}/-\\|&!#%,:;<=>@`~^$.*+?");
 
-/** Expands `(?i:…)` groups into explicit case classes (ASCII letters only, as used by BPE configs). */
-function expandCaseInsensitive(pattern: string): string {
-  return pattern.replace(/\(\?i:((?:[^()\\]|\\.)*)\)/g, (_m, body: string) => {
-    const expanded = body.replace(/\\.|[A-Za-z]/g, (ch) =>
-      ch.length === 1 ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : ch,
-    );
-    return `(?:${expanded})`;
-  });
+function unsupported(pattern: string, what: string): never {
+  throw new Error(`pre-tokenizer regex ${JSON.stringify(pattern)}: ${what} is not supported`);
 }
 
-/** Rewrites `\s`/`\S` (inside and outside classes) to Oniguruma's White_Space set. */
-function rewriteWhitespace(pattern: string): string {
+/** Translates an Oniguruma pattern (the subset tokenizer.json files use) to a `v`-flag source. */
+export function translateOniguruma(pattern: string): string {
   let out = "";
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
+  let i = 0;
+  let caseless = 0;
+  const groups: boolean[] = [];
+  const escapeAt = (inClass: boolean): string => {
+    const next = pattern[i + 1];
+    if (next === undefined) unsupported(pattern, "a trailing backslash");
+    if (next === "p" || next === "P") {
+      const close = pattern.indexOf("}", i);
+      const name = pattern.slice(i + 3, close);
+      if (next === "P" || !CLASS_NAMES.has(name)) unsupported(pattern, `\\${next}{${name}}`);
+      i = close + 1;
+      return hfClassOperand(name as ClassName);
+    }
+    i += 2;
+    if (next === "s") return inClass ? `[${hfWhitespace()}]` : `[${hfWhitespace()}]`;
+    if (next === "S") {
+      if (inClass) unsupported(pattern, "\\S inside a class");
+      return `[^${hfWhitespace()}]`;
+    }
+    if (/[dDwWhH]/.test(next)) unsupported(pattern, `\\${next}`);
+    if (inClass && !/[a-zA-Z0-9]/.test(next)) return CLASS_ESCAPE.has(next) ? `\\${next}` : next;
+    return `\\${next}`;
+  };
+  while (i < pattern.length) {
     const ch = pattern[i];
     if (ch === "\\") {
-      const next = pattern[i + 1];
-      if (next === "s") out += inClass ? WS : `[${WS}]`;
-      else if (next === "S") {
-        if (inClass) throw new Error("pretokenize: \\S inside a character class is not supported");
-        out += `[^${WS}]`;
-      } else out += ch + next;
+      out += escapeAt(false);
+    } else if (ch === "[") {
+      out += "[";
       i++;
-      continue;
+      if (pattern[i] === "^") {
+        out += "^";
+        i++;
+      }
+      let first = true;
+      while (i < pattern.length && (pattern[i] !== "]" || first)) {
+        const c = pattern[i];
+        first = false;
+        if (c === "\\") out += escapeAt(true);
+        else if (c === "[") unsupported(pattern, "a nested class");
+        else if (c === "-" && out.at(-1) !== "[" && out.at(-1) !== "^" && pattern[i + 1] !== "]") {
+          out += "-";
+          i++;
+        } else {
+          out += CLASS_ESCAPE.has(c) ? `\\${c}` : c;
+          i += c.length;
+        }
+      }
+      out += "]";
+      i++;
+    } else if (ch === "(") {
+      if (pattern.startsWith("(?i:", i)) {
+        groups.push(true);
+        caseless++;
+        out += "(?:";
+        i += 4;
+      } else {
+        groups.push(false);
+        out += "(";
+        i++;
+      }
+    } else if (ch === ")") {
+      if (groups.pop()) caseless--;
+      out += ")";
+      i++;
+    } else if (caseless > 0 && /[a-zA-Z]/.test(ch)) {
+      const extras = caseFoldExtras(ch).map((cp) => `\\u{${cp.toString(16)}}`);
+      out += `[${ch.toLowerCase()}${ch.toUpperCase()}${extras.join("")}]`;
+      i++;
+    } else {
+      const cp = pattern.codePointAt(i)!;
+      const s = String.fromCodePoint(cp);
+      out += s;
+      i += s.length;
     }
-    if (ch === "[" && !inClass) inClass = true;
-    else if (ch === "]" && inClass) inClass = false;
-    out += ch;
   }
   return out;
 }
 
-/** Compiles a tokenizer.json `Split` regex for use with `matchAll`. */
+/** Compiles a tokenizer.json `Split` regex for `exec` loops. */
 export function compileSplitPattern(onigPattern: string): RegExp {
-  return new RegExp(rewriteWhitespace(expandCaseInsensitive(onigPattern)), "gu");
+  return new RegExp(translateOniguruma(onigPattern), "gv");
 }
 
-/**
- * Splits text into pre-tokens (Isolated: matches and the gaps between them are both pieces).
- * Returns [start, end) UTF-16 offsets so callers can attribute tokens without copying.
- */
-export function splitPieces(re: RegExp, text: string, out: number[]): void {
-  re.lastIndex = 0;
-  let last = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (end === start) {
-      re.lastIndex++;
-      continue;
+export type SplitBehavior = "Isolated" | "Removed" | "MergedWithPrevious" | "MergedWithNext" | "Contiguous";
+
+/** One pre-tokenizer step: maps a piece [s, e) of `text` to sub-pieces, pushed as pairs. */
+export type PieceStep = (text: string, s: number, e: number, out: number[]) => void;
+
+/** HF `Split`: the pattern's matches and the gaps between them, joined per `behavior`. */
+export function splitStep(re: RegExp, behavior: SplitBehavior, invert: boolean): PieceStep {
+  if (invert) throw new Error("Split with invert: true is not supported");
+  return (text, s, e, out) => {
+    const sub = s === 0 && e === text.length ? text : text.slice(s, e);
+    // [start, end, isMatch] runs covering the piece.
+    const runs: number[] = [];
+    re.lastIndex = 0;
+    let last = 0;
+    for (let m = re.exec(sub); m !== null; m = re.exec(sub)) {
+      const ms = m.index;
+      const me = ms + m[0].length;
+      if (me === ms) {
+        re.lastIndex++;
+        continue;
+      }
+      if (ms > last) runs.push(last, ms, 0);
+      runs.push(ms, me, 1);
+      last = me;
     }
-    if (start > last) out.push(last, start);
-    out.push(start, end);
-    last = end;
+    if (last < sub.length) runs.push(last, sub.length, 0);
+    emitRuns(runs, behavior, s, out);
+  };
+}
+
+function emitRuns(runs: number[], behavior: SplitBehavior, base: number, out: number[]): void {
+  let pending = -1; // start of a piece still open (MergedWith*, Contiguous)
+  let pendingEnd = -1;
+  for (let r = 0; r < runs.length; r += 3) {
+    const a = runs[r] + base;
+    const b = runs[r + 1] + base;
+    const isMatch = runs[r + 2] === 1;
+    switch (behavior) {
+      case "Isolated":
+        out.push(a, b);
+        break;
+      case "Removed":
+        if (!isMatch) out.push(a, b);
+        break;
+      case "MergedWithPrevious":
+        if (isMatch) {
+          out.push(pending >= 0 ? pending : a, b);
+          pending = -1;
+        } else {
+          if (pending >= 0) out.push(pending, a);
+          pending = a;
+        }
+        break;
+      case "MergedWithNext":
+        if (isMatch) {
+          if (pending >= 0) out.push(pending, a);
+          pending = a;
+        } else {
+          out.push(pending >= 0 ? pending : a, b);
+          pending = -1;
+        }
+        break;
+      case "Contiguous":
+        if (isMatch) {
+          if (pending < 0) pending = a;
+          pendingEnd = b;
+        } else {
+          if (pending >= 0) out.push(pending, pendingEnd);
+          pending = -1;
+          out.push(a, b);
+        }
+        break;
+    }
   }
-  if (last < text.length) out.push(last, text.length);
+  const end = behavior === "Contiguous" ? pendingEnd : runs.length ? runs[runs.length - 2] + base : 0;
+  if (pending >= 0 && end > pending) out.push(pending, end);
+}
+
+/** The GPT-2 pattern HF's `ByteLevel` pre-tokenizer splits with when `use_regex` is true. */
+export const GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+/** Runs the steps over `text`, each on every piece the previous produced. */
+export function runSteps(steps: readonly PieceStep[], text: string, out: number[]): void {
+  out.length = 0;
+  out.push(0, text.length);
+  let tmp: number[] = [];
+  for (const step of steps) {
+    tmp.length = 0;
+    for (let p = 0; p < out.length; p += 2) if (out[p + 1] > out[p]) step(text, out[p], out[p + 1], tmp);
+    const swap = out.slice();
+    out.length = 0;
+    for (const x of tmp) out.push(x);
+    tmp = swap;
+  }
 }

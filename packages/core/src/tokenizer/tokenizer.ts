@@ -1,40 +1,54 @@
 /**
- * A byte-level BPE tokenizer built from HF `tokenizer.json` + `tokenizer_config.json`, exact to
- * HF `tokenizers` for the Qwen2/Qwen3 family (added-token split → NFC → regex split → ByteLevel
- * BPE), with per-token offsets so renderers can attribute tokens of one BPE pass to segments.
+ * A BPE tokenizer built from HF `tokenizer.json` + `tokenizer_config.json`, exact to HF
+ * `tokenizers` for the features the supported families use: added-token split → normalizer
+ * (NFC, literal Replace, Sequence) → pre-tokenizer (Split sequences with every behaviour,
+ * ByteLevel) → BPE (byte-level or character-level with byte fallback, ignore_merges) → decoder.
+ * Per-token offsets let renderers attribute the tokens of one BPE pass to segments. Anything
+ * else in tokenizer.json is refused by name at load, never approximated.
  */
 import { type AddedTokenJson, AddedTokenMatcher } from "./added-tokens.ts";
 import { type BpeModelJson, BytePairModel } from "./bpe.ts";
-import { tokenStringToBytes } from "./byte-level.ts";
+import { byteLevelBytes, buildDecoder, type Decoder, decodeUtf8Lossy } from "./decoder.ts";
+import { buildNormalizer, type Normalizer } from "./normalizer.ts";
 import { type EncodingWithOffsets, pieceOffsets, remapOffsets } from "./offsets.ts";
-import { compileSplitPattern, splitPieces } from "./pretokenize.ts";
+import { buildPreTokenizer } from "./pretokenizer-json.ts";
+import { type PieceStep, runSteps } from "./pretokenize.ts";
 
 export type { EncodingWithOffsets } from "./offsets.ts";
 
 interface TokenizerJson {
   added_tokens: AddedTokenJson[];
-  normalizer: { type: string } | null;
+  normalizer: unknown;
   pre_tokenizer: unknown;
-  model: BpeModelJson & { type: string; byte_fallback?: boolean; ignore_merges?: boolean };
+  decoder?: unknown;
+  model: BpeModelJson & { type: string };
 }
 
-const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
-const NEEDS_NFC_CHECK = /[\u0300-\uffff]/;
 /** Bound on the chunk cache (total cached characters) before it is dropped and refilled. */
 const CHUNK_CACHE_CHARS = 8_000_000;
 /** Largest decode scratch buffer kept between calls (bytes). */
 const DECODE_SCRATCH_MAX = 1 << 20;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export interface TokenizerConfigInfo {
+  chatTemplate: string | null;
+  /** Named templates (tokenizer_config.json's list form, e.g. "tool_use"); "default" is `chatTemplate`. */
+  chatTemplates?: Record<string, string>;
+}
 
 export class BpeTokenizer {
   readonly chatTemplate: string | null;
+  readonly chatTemplates: Readonly<Record<string, string>>;
   readonly specialTokenIds: ReadonlySet<number>;
   readonly bosToken: string | null;
   readonly eosToken: string | null;
+  readonly config: Readonly<Record<string, unknown>>;
   private readonly model: BytePairModel;
   private readonly added: AddedTokenMatcher;
   private readonly addedById = new Map<number, string>();
-  private readonly splitRe: RegExp;
-  private readonly nfc: boolean;
+  private readonly steps: PieceStep[];
+  private readonly normalize: Normalizer;
+  private readonly decoder: Decoder;
   private readonly tokenBytes: (Uint8Array | undefined)[] = [];
   private readonly scratch: number[] = [];
   private readonly chunkCache = new Map<string, EncodingWithOffsets>();
@@ -42,25 +56,29 @@ export class BpeTokenizer {
   private decodeScratch = new Uint8Array(4096);
   private readonly byteLen = (id: number): number => this.bytesOf(id).length;
 
-  constructor(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>) {
+  constructor(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>, info?: TokenizerConfigInfo) {
     const tj = tokenizerJson as TokenizerJson;
-    if (tj.model.type !== "BPE") throw new Error(`unsupported tokenizer model ${tj.model.type}`);
-    if (tj.model.ignore_merges) throw new Error("BPE ignore_merges is not supported");
-    const norm = tj.normalizer?.type ?? null;
-    if (norm !== null && norm !== "NFC") throw new Error(`unsupported normalizer ${norm}`);
-    this.nfc = norm === "NFC";
-    this.splitRe = compileSplitPattern(findSplitRegex(tj.pre_tokenizer));
-    this.model = new BytePairModel(tj.model);
+    if (tj.model?.type !== "BPE") throw new Error(`unsupported tokenizer model ${tj.model?.type}`);
+    this.normalize = buildNormalizer(tj.normalizer);
+    const pre = buildPreTokenizer(tj.pre_tokenizer);
+    this.steps = pre.steps;
+    const decoderByteLevel = (tj.decoder as { type?: string } | null)?.type === "ByteLevel";
+    const byteLevel = pre.byteLevel || decoderByteLevel;
+    this.model = new BytePairModel(tj.model, byteLevel);
+    this.decoder = buildDecoder(tj.decoder ?? null, byteLevel);
     this.added = new AddedTokenMatcher(tj.added_tokens);
     for (const t of tj.added_tokens) this.addedById.set(t.id, t.content);
     this.specialTokenIds = new Set(tj.added_tokens.filter((t) => t.special).map((t) => t.id));
-    const tpl = tokenizerConfig.chat_template;
+    this.config = tokenizerConfig;
+    const tpl = info ? info.chatTemplate : tokenizerConfig.chat_template;
     this.chatTemplate = typeof tpl === "string" ? tpl : null;
+    this.chatTemplates = info?.chatTemplates ?? {};
     this.bosToken = tokenString(tokenizerConfig.bos_token);
     this.eosToken = tokenString(tokenizerConfig.eos_token);
   }
 
   encode(text: string): number[] {
+    assertNoLoneSurrogate(text);
     const ids: number[] = [];
     this.added.scan(
       text,
@@ -73,6 +91,7 @@ export class BpeTokenizer {
   }
 
   encodeWithOffsets(text: string): EncodingWithOffsets {
+    assertNoLoneSurrogate(text);
     const out: EncodingWithOffsets = { ids: [], starts: [], ends: [] };
     this.added.scan(
       text,
@@ -93,6 +112,16 @@ export class BpeTokenizer {
     return out;
   }
 
+  /** Normalized pre-tokens of text without added tokens (HF `pre_tokenize_str` after the normalizer). */
+  preTokenize(raw: string): string[] {
+    const { text } = this.normalize(raw);
+    const pieces: number[] = [];
+    runSteps(this.steps, text, pieces);
+    const out: string[] = [];
+    for (let p = 0; p < pieces.length; p += 2) out.push(text.slice(pieces[p], pieces[p + 1]));
+    return out;
+  }
+
   /**
    * Ids and offsets of a span containing no added token, cached per span text: a rollout
    * re-renders the same history every turn, so most spans were encoded before.
@@ -100,18 +129,16 @@ export class BpeTokenizer {
   private encodeChunk(raw: string): EncodingWithOffsets {
     const hit = this.chunkCache.get(raw);
     if (hit !== undefined) return hit;
-    // Below U+0300 nothing composes under NFC, so most text skips the normalizer.
-    const text = this.nfc && NEEDS_NFC_CHECK.test(raw) ? raw.normalize("NFC") : raw;
+    const { text, remap } = this.normalize(raw);
     const pieces = this.scratch;
-    pieces.length = 0;
-    splitPieces(this.splitRe, text, pieces);
+    runSteps(this.steps, text, pieces);
     const out: EncodingWithOffsets = { ids: [], starts: [], ends: [] };
     for (let p = 0; p < pieces.length; p += 2) {
       const ps = pieces[p];
       const pe = pieces[p + 1];
       pieceOffsets(text, ps, pe, this.model.encodePiece(text.slice(ps, pe)), this.byteLen, out);
     }
-    if (text !== raw) remapOffsets(raw, text, out);
+    if (remap && text !== raw) remapOffsets(raw, text, out);
     this.chunkCacheChars += raw.length;
     if (this.chunkCacheChars > CHUNK_CACHE_CHARS) {
       this.chunkCache.clear();
@@ -122,36 +149,37 @@ export class BpeTokenizer {
   }
 
   /**
-   * Byte runs between added tokens are decoded as one UTF-8 buffer (a character may span token
-   * boundaries; invalid bytes become U+FFFD as in HF's lossy decode). The run is gathered in a
-   * scratch buffer reused across calls: decode is on the hot path of every parsed completion.
+   * Byte-level vocabularies: byte runs (added tokens included, as HF passes them to the
+   * decoder) are gathered in a scratch buffer reused across calls and decoded as one lossy
+   * UTF-8 buffer — a character may span tokens. Other decoders take the token strings.
    */
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string {
     const skip = opts?.skipSpecialTokens ?? false;
-    let out = "";
+    if (!this.model.byteLevel) {
+      const tokens: string[] = [];
+      for (const id of ids) {
+        if (skip && this.specialTokenIds.has(id)) continue;
+        const t = this.addedById.get(id) ?? this.model.idToToken[id];
+        if (t !== undefined) tokens.push(t);
+      }
+      return this.decoder(tokens);
+    }
     let buf = this.decodeScratch;
     let len = 0;
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k];
-      const addedText = this.addedById.get(id);
-      if (addedText !== undefined) {
-        if (len > 0) {
-          out += utf8Decoder.decode(buf.subarray(0, len));
-          len = 0;
-        }
-        if (!(skip && this.specialTokenIds.has(id))) out += addedText;
-      } else if (this.model.idToToken[id] !== undefined) {
-        const b = this.bytesOf(id);
-        if (len + b.length > buf.length) {
-          const grown = new Uint8Array(Math.max(buf.length * 2, len + b.length));
-          grown.set(buf.subarray(0, len));
-          buf = grown;
-        }
-        buf.set(b, len);
-        len += b.length;
+      if (skip && this.specialTokenIds.has(id)) continue;
+      if (this.addedById.get(id) === undefined && this.model.idToToken[id] === undefined) continue;
+      const b = this.bytesOf(id);
+      if (len + b.length > buf.length) {
+        const grown = new Uint8Array(Math.max(buf.length * 2, len + b.length));
+        grown.set(buf.subarray(0, len));
+        buf = grown;
       }
+      buf.set(b, len);
+      len += b.length;
     }
-    if (len > 0) out += utf8Decoder.decode(buf.subarray(0, len));
+    const out = len > 0 ? decodeUtf8Lossy(buf.subarray(0, len)) : "";
     // Keep a grown buffer for the next call, unless one huge decode would pin it.
     if (buf.length <= DECODE_SCRATCH_MAX) this.decodeScratch = buf;
     return out;
@@ -165,19 +193,31 @@ export class BpeTokenizer {
     return this.addedById.get(id) ?? this.model.idToToken[id];
   }
 
-  /** UTF-8 bytes a (non-added) token stands for; cached. */
+  isAddedToken(id: number): boolean {
+    return this.addedById.has(id);
+  }
+
+  /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text); cached. */
   bytesOf(id: number): Uint8Array {
     let b = this.tokenBytes[id];
     if (b === undefined) {
       const added = this.addedById.get(id);
-      b =
-        added !== undefined
-          ? Buffer.from(added, "utf8")
-          : Uint8Array.from(tokenStringToBytes(this.model.idToToken[id] ?? ""));
+      const tok = added ?? this.model.idToToken[id] ?? "";
+      if (this.model.byteLevel) b = byteLevelBytes(tok);
+      else if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok)) b = Uint8Array.of(Number.parseInt(tok.slice(3, 5), 16));
+      else b = Buffer.from(tok, "utf8");
       this.tokenBytes[id] = b;
     }
     return b;
   }
+}
+
+function assertNoLoneSurrogate(text: string): void {
+  if (!LONE_SURROGATE.test(text)) return;
+  const at = text.search(LONE_SURROGATE);
+  throw new Error(
+    `text contains a lone UTF-16 surrogate (U+${text.charCodeAt(at).toString(16).toUpperCase()} at offset ${at}), which cannot be encoded as UTF-8`,
+  );
 }
 
 /** Config token entries are a string or an AddedToken dict `{content, …}`. */
@@ -187,20 +227,4 @@ function tokenString(x: unknown): string | null {
     return (x as { content: string }).content;
   }
   return null;
-}
-
-function findSplitRegex(pre: unknown): string {
-  const stack = [pre];
-  while (stack.length) {
-    const node = stack.pop() as Record<string, unknown> | null;
-    if (!node || typeof node !== "object") continue;
-    if (node.type === "Split") {
-      const pattern = node.pattern as { Regex?: string };
-      if (pattern?.Regex && node.behavior === "Isolated" && !node.invert) return pattern.Regex;
-      throw new Error("unsupported Split pre-tokenizer (need Isolated Regex)");
-    }
-    if (node.type === "ByteLevel" && node.use_regex) throw new Error("ByteLevel use_regex is not supported");
-    if (Array.isArray(node.pretokenizers)) stack.push(...(node.pretokenizers as unknown[]).reverse());
-  }
-  throw new Error("tokenizer.json has no Split pre-tokenizer");
 }

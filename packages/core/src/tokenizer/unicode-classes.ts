@@ -1,0 +1,141 @@
+/**
+ * HF's Unicode classes as JavaScript (`v`-flag) class expressions: the runtime's own `\p{X}`
+ * with an exceptions table — the code points where HF and this Node disagree — subtracted and
+ * added. The table is derived from HF's data (hf-unicode.ts) against the running engine — recorded
+ * per Unicode version, computed at first use for an unrecorded one — so it is right on any Node
+ * version: on Node 20.20 (Unicode 17) `\p{L}` alone has 4644 code points HF does not count as
+ * letters. (Spelling the classes out as explicit ranges would
+ * also be exact, but V8 runs such regexes about ten times slower than `\p{…}`.)
+ */
+import { readFileSync } from "node:fs";
+import { type ClassName, hfUnicode } from "./hf-unicode.ts";
+
+export interface ClassExceptions {
+  /** In the runtime's `\p{X}` but not in HF's. */
+  remove: number[];
+  /** In HF's class but not in the runtime's `\p{X}`. */
+  add: number[];
+}
+
+const exceptionsCache = new Map<ClassName, ClassExceptions>();
+
+let allCodePoints: string | null = null;
+
+/** Every code point but the surrogates, in order (built once, in chunks). */
+function allText(): string {
+  if (allCodePoints === null) {
+    const parts: string[] = [];
+    const buf: number[] = [];
+    for (let cp = 0; cp < 0x110000; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      buf.push(cp);
+      if (buf.length === 4096) {
+        parts.push(String.fromCodePoint(...buf));
+        buf.length = 0;
+      }
+    }
+    parts.push(String.fromCodePoint(...buf));
+    allCodePoints = parts.join("");
+  }
+  return allCodePoints;
+}
+
+/** Code point at a UTF-16 index of `allText()`. */
+function cpAt(i: number): number {
+  if (i < 0xd800) return i;
+  if (i < 0xf800) return i + 0x800;
+  return 0x10000 + ((i - 0xf800) >> 1);
+}
+
+/** The runtime's `\p{name}` as sorted [first, last] ranges (one regex pass over all code points). */
+function runtimeRanges(name: string): [number, number][] {
+  const out: [number, number][] = [];
+  const text = allText();
+  for (const m of text.matchAll(new RegExp(`\\p{${name}}+`, "gu"))) {
+    // The last unit may be a low surrogate: cpAt maps it to its pair's code point.
+    out.push([cpAt(m.index), cpAt(m.index + m[0].length - 1)]);
+  }
+  return out;
+}
+
+/** Code points in `a` but not in `b` (both sorted, disjoint ranges). */
+function minus(a: readonly [number, number][], b: readonly [number, number][]): number[] {
+  const out: number[] = [];
+  let j = 0;
+  for (const [lo, hi] of a) {
+    let cp = lo;
+    while (cp <= hi) {
+      while (j < b.length && b[j][1] < cp) j++;
+      if (j < b.length && b[j][0] <= cp) {
+        cp = b[j][1] + 1;
+        continue;
+      }
+      const until = j < b.length ? Math.min(hi, b[j][0] - 1) : hi;
+      for (let x = cp; x <= until; x++) if (x < 0xd800 || x > 0xdfff) out.push(x);
+      cp = until + 1;
+    }
+  }
+  return out;
+}
+
+/** The code points where HF's class `name` and this runtime's `\p{name}` differ, computed (~0.2 s a class). */
+export function computeClassExceptions(name: Exclude<ClassName, "s">): ClassExceptions {
+  const hf = hfUnicode().classes[name];
+  const rt = runtimeRanges(name);
+  return { add: minus(hf, rt), remove: minus(rt, hf) };
+}
+
+type Recorded = Record<string, Record<string, { add: number[]; remove: number[] }>>;
+let recorded: Recorded | null = null;
+
+/**
+ * The exceptions for this runtime: recorded in hf-unicode-exceptions.json for the Unicode
+ * versions the project's Node releases ship (a test checks the entry of the running one),
+ * computed for any other.
+ */
+export function classExceptions(name: Exclude<ClassName, "s">): ClassExceptions {
+  let ex = exceptionsCache.get(name);
+  if (!ex) {
+    recorded ??= JSON.parse(
+      readFileSync(new URL("./hf-unicode-exceptions.json", import.meta.url), "utf8"),
+    ) as Recorded;
+    ex = recorded[process.versions.unicode ?? ""]?.[name] ?? computeClassExceptions(name);
+    exceptionsCache.set(name, ex);
+  }
+  return ex;
+}
+
+const hex = (cp: number) => `\\u{${cp.toString(16)}}`;
+
+function compactClass(cps: readonly number[]): string {
+  let out = "";
+  for (let i = 0; i < cps.length; i++) {
+    let j = i;
+    while (j + 1 < cps.length && cps[j + 1] === cps[j] + 1) j++;
+    out += j > i ? `${hex(cps[i])}-${hex(cps[j])}` : hex(cps[i]);
+    i = j;
+  }
+  return out;
+}
+
+/** HF's `\p{name}` as a `v`-flag class operand (usable inside and outside a class). */
+export function hfClassOperand(name: ClassName): string {
+  if (name === "s") return `[${hfWhitespace()}]`;
+  const { add, remove } = classExceptions(name);
+  let set = `\\p{${name}}`;
+  if (remove.length) set = `[${set}--[${compactClass(remove)}]]`;
+  if (add.length) set = `[${set}${compactClass(add)}]`;
+  return set.startsWith("[") ? set : `[${set}]`;
+}
+
+/** HF's `\s` (Unicode White_Space as Oniguruma has it) as class contents. */
+export function hfWhitespace(): string {
+  return hfUnicode()
+    .classes.s.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`))
+    .join("");
+}
+
+/** Code points other than the ASCII pair that `(?i:letter)` matches in Oniguruma (s → ſ). */
+export function caseFoldExtras(letter: string): number[] {
+  return hfUnicode().case_fold[letter.toLowerCase()] ?? [];
+}
