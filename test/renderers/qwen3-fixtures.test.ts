@@ -48,7 +48,8 @@ function checkBridge(c: Case): string[] {
   if (BRIDGE_NULL_TOOL_CONTENT.has(c.id)) {
     const tail = got ? r.decode(got.tokenIds.slice(got.prefixLength)) : "";
     const pyTail = r.decode(c.result.token_ids.slice(got?.prefixLength ?? 0));
-    return tail === pyTail.replace("<tool_response>\n\n</tool_response>", "<tool_response>\nNone\n</tool_response>")
+    return tail ===
+      pyTail.replace("<tool_response>\n\n</tool_response>", "<tool_response>\nNone\n</tool_response>")
       ? []
       : ["null tool content"];
   }
@@ -60,7 +61,11 @@ function checkBridge(c: Case): string[] {
     // Issue 15.4: the turn ends at the FIRST close, where parse ends it; the Python renderer cuts
     // at the last. The rest of the bridge is the same.
     const pyPrefix = c.prev_prompt_ids.length + last + 1;
-    const want = [...c.prev_prompt_ids, ...c.prev_completion_ids.slice(0, first + 1), ...c.result.token_ids.slice(pyPrefix)];
+    const want = [
+      ...c.prev_prompt_ids,
+      ...c.prev_completion_ids.slice(0, first + 1),
+      ...c.result.token_ids.slice(pyPrefix),
+    ];
     return eq(got.tokenIds, want) ? [] : ["ids (first close)"];
   }
   if (got === null) return ["got null"];

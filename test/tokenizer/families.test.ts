@@ -8,11 +8,13 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 import { BYTE_TO_CHAR } from "../../packages/core/src/tokenizer/byte-level.ts";
+import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 import type { BpeTokenizer } from "../../packages/core/src/tokenizer/tokenizer.ts";
 
-const golden = JSON.parse(readFileSync(new URL("./fixtures/families_tokenizer.json", import.meta.url), "utf8"));
+const golden = JSON.parse(
+  readFileSync(new URL("./fixtures/families_tokenizer.json", import.meta.url), "utf8"),
+);
 const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"];
 
 /** HF's ByteLevel pre-tokenizer reports pieces in the byte alphabet. */
@@ -46,7 +48,8 @@ for (const family of FAMILIES) {
       const text = chunkText(chunk.lo);
       const range = `U+${chunk.lo.toString(16)}..U+${(chunk.lo + 0x3fff).toString(16)}`;
       const pieces = t.preTokenize(text);
-      if (digest(family === "gemma3" ? pieces : pieces.map(byteLevelPiece)) !== chunk.pieces) bad.push(`${range} pieces`);
+      if (digest(family === "gemma3" ? pieces : pieces.map(byteLevelPiece)) !== chunk.pieces)
+        bad.push(`${range} pieces`);
       const ids = t.encode(text);
       if (ids.length !== chunk.n || digest(ids) !== chunk.ids) bad.push(`${range} ids`);
     }

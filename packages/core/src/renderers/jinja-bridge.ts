@@ -65,7 +65,8 @@ export function jinjaBridge(
   };
   if (prevPromptIds.length === 0) return decline("no previous prompt");
   if (newMessages.length === 0) return decline("no new messages");
-  if (newMessages.some((m) => m.role === "assistant")) return decline("the new messages include an assistant turn");
+  if (newMessages.some((m) => m.role === "assistant"))
+    return decline("the new messages include an assistant turn");
   const all = options.messages;
   if (!all) return decline("the conversation was not passed to the bridge (options.messages)");
   const first = all.length - newMessages.length;

@@ -17,7 +17,10 @@ type RuntimeFn = (args: { value: unknown }[]) => unknown;
 
 /** The parts of the library this module patches; a test passes a changed copy. */
 export interface JinjaLibrary {
-  Environment: new () => { set(name: string, value: unknown): unknown; lookupVariable(name: string): unknown };
+  Environment: new () => {
+    set(name: string, value: unknown): unknown;
+    lookupVariable(name: string): unknown;
+  };
   Interpreter: { prototype: object };
   Template: new (source: string) => { render(items?: Record<string, unknown>): string };
 }
@@ -61,7 +64,9 @@ export function patchJinjaPythonSemantics(lib: JinjaLibrary = jinja as unknown a
   if (typeof lib.Environment !== "function" || typeof lib.Template !== "function") shapeError("exports");
   const env = new lib.Environment();
   env.set("probe", "x");
-  const probe = env.lookupVariable("probe") as { builtins?: Map<string, unknown>; value?: unknown } | undefined;
+  const probe = env.lookupVariable("probe") as
+    | { builtins?: Map<string, unknown>; value?: unknown }
+    | undefined;
   if (!probe || probe.value !== "x") shapeError("string values");
   const proto = Object.getPrototypeOf(probe);
   const desc = Object.getOwnPropertyDescriptor(proto, "builtins");

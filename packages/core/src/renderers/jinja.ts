@@ -91,7 +91,8 @@ export class JinjaRenderer implements Renderer {
   /** The eos id plus the added token the template writes right after an assistant's content. */
   private defaultStops(): number[] {
     const out: number[] = [];
-    const eos = typeof this.vars.eos_token === "string" ? this.tokenizer.tokenToId(this.vars.eos_token) : undefined;
+    const eos =
+      typeof this.vars.eos_token === "string" ? this.tokenizer.tokenToId(this.vars.eos_token) : undefined;
     if (eos !== undefined) out.push(eos);
     const close = this.assistantClose();
     if (close !== undefined && !out.includes(close)) out.push(close);

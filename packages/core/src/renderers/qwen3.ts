@@ -129,11 +129,13 @@ export class Qwen3Renderer implements Renderer {
     };
     if (prevPromptIds.length === 0) return decline("no previous prompt");
     if (newMessages.length === 0) return decline("no new messages");
-    if (newMessages.some((m) => m.role === "assistant")) return decline("the new messages include an assistant turn");
+    if (newMessages.some((m) => m.role === "assistant"))
+      return decline("the new messages include an assistant turn");
     assertWellFormed(newMessages);
     // Render the new messages as the full render of this conversation would (HF's `None` for a
     // null tool result, unless HF raises somewhere and the Python renderer is the reference).
-    const pythonMode = this.pythonReference || (options.messages ? hfTemplateRaises(options.messages) : false);
+    const pythonMode =
+      this.pythonReference || (options.messages ? hfTemplateRaises(options.messages) : false);
     const out = new SegmentList();
     // The `\n` after the close: the template writes it, the engine stopped before it.
     out.push("\n", -1, false, false);
@@ -176,6 +178,7 @@ export class Qwen3Renderer implements Renderer {
 function hfNullToolContent(m: RenderMessage): string | null {
   if (m.role !== "tool" || typeof m.content === "string" || m.content === undefined) return null;
   // Text parts are joined (as the Python renderer does); other values print as Jinja2 prints them.
-  if (Array.isArray(m.content) && m.content.every((p) => p && typeof p === "object" && "type" in p)) return null;
+  if (Array.isArray(m.content) && m.content.every((p) => p && typeof p === "object" && "type" in p))
+    return null;
   return jinjaStr(m.content);
 }

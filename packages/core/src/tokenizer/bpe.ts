@@ -129,7 +129,10 @@ export class BytePairModel {
           continue;
         }
       }
-      if (this.unkId === undefined) throw new Error(`character U+${ch.codePointAt(0)!.toString(16)} is not in the vocabulary and there is no unk_token`);
+      if (this.unkId === undefined)
+        throw new Error(
+          `character U+${ch.codePointAt(0)!.toString(16)} is not in the vocabulary and there is no unk_token`,
+        );
       if (!(this.fuseUnk && lastUnk)) syms.push(this.unkId);
       lastUnk = true;
     }

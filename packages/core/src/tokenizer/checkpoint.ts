@@ -38,7 +38,9 @@ export function readCheckpoint(dir: string): CheckpointFiles {
   if (!existsSync(tokenizerPath)) throw new Error(`checkpoint folder ${dir} has no tokenizer.json`);
   const tokenizerJson = readJson(tokenizerPath, "cannot read");
   const configPath = join(dir, "tokenizer_config.json");
-  const config = existsSync(configPath) ? (readJson(configPath, "cannot read") as Record<string, unknown>) : {};
+  const config = existsSync(configPath)
+    ? (readJson(configPath, "cannot read") as Record<string, unknown>)
+    : {};
   const chatTemplates: Record<string, string> = {};
   let chatTemplate: string | null = null;
   let templateFile: string | null = null;

@@ -63,7 +63,8 @@ function step(node: Record<string, unknown>): Step {
   switch (node.type) {
     case "Replace": {
       const pattern = (node.pattern as { String?: string })?.String;
-      if (typeof pattern !== "string") throw new Error("decoder Replace: only literal String patterns are supported");
+      if (typeof pattern !== "string")
+        throw new Error("decoder Replace: only literal String patterns are supported");
       const content = String(node.content ?? "");
       return (ts) => ts.map((t) => t.replaceAll(pattern, content));
     }
@@ -105,7 +106,8 @@ export function buildDecoder(json: unknown, byteLevel: boolean): Decoder {
       return decodeUtf8Lossy(all);
     };
   }
-  const steps: Step[] = node.type === "Sequence" ? (node.decoders as Record<string, unknown>[]).map(step) : [step(node)];
+  const steps: Step[] =
+    node.type === "Sequence" ? (node.decoders as Record<string, unknown>[]).map(step) : [step(node)];
   return (tokens) => {
     let ts = tokens.slice();
     for (const s of steps) ts = s(ts);

@@ -54,8 +54,16 @@ export function qwen3TokenizerDir(): string {
  * (case-insensitively), never by pattern: the 2507 Instruct/Thinking releases, Qwen3.5, -VL,
  * -Coder and the base models ship other templates.
  */
-export const QWEN3_HUB_NAMES: readonly string[] = ["0.6B", "1.7B", "4B", "8B", "14B", "32B", "30B-A3B", "235B-A22B"]
-  .flatMap((size) => [`Qwen/Qwen3-${size}`, `Qwen/Qwen3-${size}-FP8`]);
+export const QWEN3_HUB_NAMES: readonly string[] = [
+  "0.6B",
+  "1.7B",
+  "4B",
+  "8B",
+  "14B",
+  "32B",
+  "30B-A3B",
+  "235B-A22B",
+].flatMap((size) => [`Qwen/Qwen3-${size}`, `Qwen/Qwen3-${size}-FP8`]);
 
 export function isQwen3HubName(name: string): boolean {
   const lower = name.toLowerCase();

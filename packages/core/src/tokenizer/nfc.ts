@@ -94,7 +94,13 @@ export function hfNfc(text: string): string {
   const pair = (a: number, b: number): number | undefined => {
     if (a >= L_BASE && a < L_BASE + 19 && b >= V_BASE && b < V_BASE + V_COUNT)
       return S_BASE + ((a - L_BASE) * V_COUNT + (b - V_BASE)) * T_COUNT;
-    if (a >= S_BASE && a < S_BASE + S_COUNT && (a - S_BASE) % T_COUNT === 0 && b > T_BASE && b < T_BASE + T_COUNT)
+    if (
+      a >= S_BASE &&
+      a < S_BASE + S_COUNT &&
+      (a - S_BASE) % T_COUNT === 0 &&
+      b > T_BASE &&
+      b < T_BASE + T_COUNT
+    )
       return a + (b - T_BASE);
     return compose.get(a * 0x110000 + b);
   };

@@ -8,8 +8,9 @@
  * U+0085 and lacks U+FEFF, the reverse of JavaScript's), and `(?i:…)` groups (Node 20 has no
  * inline flags) become explicit case classes with Oniguruma's case folds (`'s` matches `'ſ`).
  */
-import { caseFoldExtras, hfClassOperand, hfWhitespace } from "./unicode-classes.ts";
+
 import type { ClassName } from "./hf-unicode.ts";
+import { caseFoldExtras, hfClassOperand, hfWhitespace } from "./unicode-classes.ts";
 
 const CLASS_NAMES = new Set(["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo"]);
 /** Characters that must be escaped inside a `v`-flag class. */
@@ -185,7 +186,8 @@ function emitRuns(runs: number[], behavior: SplitBehavior, base: number, out: nu
 }
 
 /** The GPT-2 pattern HF's `ByteLevel` pre-tokenizer splits with when `use_regex` is true. */
-export const GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+export const GPT2_PATTERN =
+  "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
 /** Runs the steps over `text`, each on every piece the previous produced. */
 export function runSteps(steps: readonly PieceStep[], text: string, out: number[]): void {

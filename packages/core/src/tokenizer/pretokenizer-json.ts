@@ -4,7 +4,13 @@
  * the model byte-level and, with `use_regex`, splits with the GPT-2 pattern). Anything else —
  * and `add_prefix_space`, which no supported family uses — is refused by name.
  */
-import { compileSplitPattern, GPT2_PATTERN, type PieceStep, type SplitBehavior, splitStep } from "./pretokenize.ts";
+import {
+  compileSplitPattern,
+  GPT2_PATTERN,
+  type PieceStep,
+  type SplitBehavior,
+  splitStep,
+} from "./pretokenize.ts";
 
 const BEHAVIORS = new Set(["Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous"]);
 

@@ -8,11 +8,11 @@
  */
 import { type AddedTokenJson, AddedTokenMatcher } from "./added-tokens.ts";
 import { type BpeModelJson, BytePairModel } from "./bpe.ts";
-import { byteLevelBytes, buildDecoder, type Decoder, decodeUtf8Lossy } from "./decoder.ts";
+import { buildDecoder, byteLevelBytes, type Decoder, decodeUtf8Lossy } from "./decoder.ts";
 import { buildNormalizer, type Normalizer } from "./normalizer.ts";
 import { type EncodingWithOffsets, pieceOffsets, remapOffsets } from "./offsets.ts";
-import { buildPreTokenizer } from "./pretokenizer-json.ts";
 import { type PieceStep, runSteps } from "./pretokenize.ts";
+import { buildPreTokenizer } from "./pretokenizer-json.ts";
 
 export type { EncodingWithOffsets } from "./offsets.ts";
 
@@ -204,7 +204,8 @@ export class BpeTokenizer {
       const added = this.addedById.get(id);
       const tok = added ?? this.model.idToToken[id] ?? "";
       if (this.model.byteLevel) b = byteLevelBytes(tok);
-      else if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok)) b = Uint8Array.of(Number.parseInt(tok.slice(3, 5), 16));
+      else if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok))
+        b = Uint8Array.of(Number.parseInt(tok.slice(3, 5), 16));
       else b = Buffer.from(tok, "utf8");
       this.tokenBytes[id] = b;
     }
