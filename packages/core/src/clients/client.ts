@@ -35,6 +35,8 @@ export interface TurnTokens {
   promptIsContent?: boolean[];
   /** True when the prompt was built by bridging the previous turn instead of a full render. */
   bridged?: boolean;
+  /** Why the renderer declined to bridge this turn (then the prompt is a full render, a new branch). */
+  bridgeDeclined?: string;
 }
 
 export interface Usage {

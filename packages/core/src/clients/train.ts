@@ -11,7 +11,7 @@
  */
 import { UnsupportedError } from "../errors.ts";
 import { pyJsonDumps } from "../renderers/py-json.ts";
-import type { ParsedToolCall, Renderer, RenderTool } from "../renderers/renderer.ts";
+import type { ParsedToolCall, Renderer, RenderMessage, RenderTool } from "../renderers/renderer.ts";
 import { messageHash } from "../trace/hash.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
@@ -126,9 +126,18 @@ export class TrainClient implements Client {
     plan: BridgePlan,
     opts: { tools: RenderTool[] | null; enableThinking: boolean | undefined },
   ): TurnTokens {
+    let bridgeDeclined: string | undefined;
     if (plan.kind === "bridge") {
       const { from, newMessages } = plan;
-      const bridged = this.renderer.bridge(from.promptIds, from.completionIds, newMessages, opts);
+      let declined = "the renderer declined";
+      const bridged = this.renderer.bridge(from.promptIds, from.completionIds, newMessages, {
+        ...opts,
+        // Template-driven renderers need the whole conversation to check the bridge on the spot.
+        messages: request.messages as RenderMessage[],
+        onDecline: (why) => {
+          declined = why;
+        },
+      });
       if (bridged) {
         this.counts.bridged++;
         // Bridge indices are relative to `newMessages`, which are the tail of `messages`. The
@@ -147,6 +156,7 @@ export class TrainClient implements Client {
         };
       }
       this.counts.bridgeDeclined++;
+      bridgeDeclined = declined;
     } else if (plan.inputsChanged) this.counts.inputsChanged++;
     this.counts.rendered++;
     const rendered = this.renderer.render(request.messages, { ...opts, addGenerationPrompt: true });
@@ -157,6 +167,7 @@ export class TrainClient implements Client {
       promptMessageIndices: rendered.messageIndices,
       promptIsContent: rendered.isContent,
       bridged: false,
+      ...(bridgeDeclined !== undefined ? { bridgeDeclined } : {}),
     };
   }
 

@@ -102,7 +102,8 @@ function genericWarning(folder: string, id: TemplateIdentity): string {
 
 function qwen3(options: CreateRendererOptions, tok: Tokenizer): Qwen3Renderer {
   const extra = Object.keys(options.templateVars ?? {});
-  if (extra.length > 0) throw new Error(`the qwen3 renderer takes no template variables (${extra.join(", ")})`);
+  if (extra.length > 0)
+    throw new Error(`the qwen3 renderer takes no template variables (${extra.join(", ")})`);
   return new Qwen3Renderer(
     {
       enableThinking: options.enableThinking,

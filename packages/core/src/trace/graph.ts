@@ -25,6 +25,8 @@ export interface GraphNode {
   isContent?: boolean[];
   logprobs?: number[];
   finishReason?: FinishReason;
+  /** On a sampled node: why its prompt was not bridged from the previous turn (a full render). */
+  bridgeDeclined?: string;
   weightVersion?: string | null;
   tokenBudget?: TokenBudget;
 }
@@ -125,6 +127,7 @@ export class MessageGraph {
       finishReason: response.finishReason,
     };
     if (response.weightVersion !== undefined) reply.weightVersion = response.weightVersion;
+    if (tokens?.bridgeDeclined) reply.bridgeDeclined = tokens.bridgeDeclined;
     if (response.tokenBudget !== undefined) reply.tokenBudget = response.tokenBudget;
     if (tokens) {
       // The generation prompt (e.g. `<|im_start|>assistant\n`) is scaffold the model did not

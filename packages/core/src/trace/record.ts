@@ -19,6 +19,8 @@ export interface NodeRecord {
   logprobs?: number[];
   finish_reason?: FinishReason;
   weight_version?: string | null;
+  /** Why this turn's prompt was fully rendered instead of bridged from the previous turn. */
+  bridge_declined?: string;
   /** What the sampled turn was allowed: `max_new_tokens` sent and the limit that set it. */
   token_budget?: { max_new_tokens: number | null; capped_by: string | null };
 }

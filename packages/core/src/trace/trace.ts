@@ -194,6 +194,7 @@ function nodeRecord(n: MessageGraph["nodes"][number]): NodeRecord {
   }
   if (n.sampled) r.finish_reason = n.finishReason ?? null;
   if (n.weightVersion !== undefined) r.weight_version = n.weightVersion;
+  if (n.bridgeDeclined !== undefined) r.bridge_declined = n.bridgeDeclined;
   if (n.tokenBudget)
     r.token_budget = { max_new_tokens: n.tokenBudget.maxNewTokens, capped_by: n.tokenBudget.cappedBy };
   return r;
