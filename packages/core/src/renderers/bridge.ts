@@ -7,7 +7,26 @@
  * never part of the turn).
  */
 import type { TokenAttribution } from "./attribution.ts";
-import type { RenderedTokens } from "./renderer.ts";
+import type { BridgeOptions, RenderedTokens, RenderMessage } from "./renderer.ts";
+
+/** Reports a declined bridge to the caller; returns null for `return decline(…)`. */
+export function declineWith(options: BridgeOptions): (reason: string) => null {
+  return (reason) => {
+    options.onDecline?.(reason);
+    return null;
+  };
+}
+
+/** Why no renderer can bridge these inputs, or null when they may be bridged. */
+export function basicBridgeDecline(
+  prevPromptIds: readonly number[],
+  newMessages: readonly RenderMessage[],
+): string | null {
+  if (prevPromptIds.length === 0) return "no previous prompt";
+  if (newMessages.length === 0) return "no new messages";
+  if (newMessages.some((m) => m.role === "assistant")) return "the new messages include an assistant turn";
+  return null;
+}
 
 /**
  * `prevPrompt + prevCompletion` cut after the FIRST close token inside the completion (anything

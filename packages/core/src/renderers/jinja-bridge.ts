@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
-import { bridgedTokens, bridgeIds } from "./bridge.ts";
+import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "./bridge.ts";
 import { type MarkedText, ownersFromMarks } from "./jinja-attribution.ts";
 import { messageRoles, messageToolNames } from "./messages.ts";
 import type { BridgeOptions, RenderedTokens, RenderMessage, RenderOptions } from "./renderer.ts";
@@ -59,14 +59,9 @@ export function jinjaBridge(
   newMessages: RenderMessage[],
   options: BridgeOptions,
 ): RenderedTokens | null {
-  const decline = (reason: string): null => {
-    options.onDecline?.(reason);
-    return null;
-  };
-  if (prevPromptIds.length === 0) return decline("no previous prompt");
-  if (newMessages.length === 0) return decline("no new messages");
-  if (newMessages.some((m) => m.role === "assistant"))
-    return decline("the new messages include an assistant turn");
+  const decline = declineWith(options);
+  const basic = basicBridgeDecline(prevPromptIds, newMessages);
+  if (basic) return decline(basic);
   const all = options.messages;
   if (!all) return decline("the conversation was not passed to the bridge (options.messages)");
   const first = all.length - newMessages.length;

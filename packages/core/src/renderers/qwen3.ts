@@ -4,7 +4,7 @@
  */
 import { loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
 import { SegmentList, tokenizeSegments } from "./attribution.ts";
-import { bridgedTokens, bridgeIds } from "./bridge.ts";
+import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "./bridge.ts";
 import { assertWellFormed, contentText, jinjaStr, messageRoles, messageToolNames } from "./messages.ts";
 import {
   hfTemplateRaises,
@@ -123,14 +123,9 @@ export class Qwen3Renderer implements Renderer {
     newMessages: RenderMessage[],
     options: BridgeOptions = {},
   ): RenderedTokens | null {
-    const decline = (reason: string): null => {
-      options.onDecline?.(reason);
-      return null;
-    };
-    if (prevPromptIds.length === 0) return decline("no previous prompt");
-    if (newMessages.length === 0) return decline("no new messages");
-    if (newMessages.some((m) => m.role === "assistant"))
-      return decline("the new messages include an assistant turn");
+    const decline = declineWith(options);
+    const basic = basicBridgeDecline(prevPromptIds, newMessages);
+    if (basic) return decline(basic);
     assertWellFormed(newMessages);
     // Render the new messages as the full render of this conversation would (HF's `None` for a
     // null tool result, unless HF raises somewhere and the Python renderer is the reference).
