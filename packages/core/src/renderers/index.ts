@@ -30,8 +30,8 @@ export interface CreateRendererOptions {
   preserveThinkingBetweenToolCalls?: boolean;
   /** Checkpoint folder (tokenizer.json, tokenizer_config.json, chat_template.jinja); `model` may be one too. */
   tokenizerPath?: string;
-  /** Generic renderer only: parse `<tool_call>{json}</tool_call>` blocks Qwen-style. */
-  toolParser?: "qwen3" | null;
+  /** Generic renderer only: parse Qwen-style `<tool_call>{json}</tool_call>` or DeepSeek-V3 tool calls. */
+  toolParser?: "qwen3" | "deepseek-v3" | null;
   /** Generic renderer only: extra chat-template variables (HF `apply_chat_template(**kwargs)`). */
   templateVars?: Record<string, unknown>;
   /** Receives the warning when the generic renderer is chosen (default: `process.emitWarning`). */
@@ -84,7 +84,10 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
     case "qwen3":
       return qwen3(options, tok);
     case "deepseek-v3":
-      return generic(model === "deepseek-v3" ? "deepseek-v3" : model, tok, options);
+      return generic(model === "deepseek-v3" ? "deepseek-v3" : model, tok, {
+        ...options,
+        toolParser: options.toolParser ?? "deepseek-v3",
+      });
     case "gpt-oss":
       throw new Error(`${folder}: ${id.reason}, and the gpt-oss renderer is not available yet`);
     default:

@@ -16,6 +16,7 @@
 import { Template } from "@huggingface/jinja";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
+import { parseDeepSeekToolCalls } from "./deepseek-tool-calls.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
 import { MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./jinja-attribution.ts";
 import { type BridgeContext, conversationKey, jinjaBridge, rememberPrompt } from "./jinja-bridge.ts";
@@ -42,8 +43,11 @@ export interface JinjaRendererOptions {
   templateVars?: Record<string, unknown>;
   /** Stop ids (default: the eos token's id and the token the template closes an assistant turn with). */
   stopTokenIds?: number[];
-  /** "qwen3" parses `<tool_call>{json}</tool_call>` blocks by their special-token ids. */
-  toolParser?: "qwen3" | null;
+  /**
+   * "qwen3" parses `<tool_call>{json}</tool_call>` blocks, "deepseek-v3" DeepSeek's tool-call
+   * section, both by their special-token ids.
+   */
+  toolParser?: "qwen3" | "deepseek-v3" | null;
   /** Default for the template's `enable_thinking` (not passed when undefined). */
   enableThinking?: boolean;
 }
@@ -224,9 +228,12 @@ export class JinjaRenderer implements Renderer {
     let end = completionIds.findIndex((id) => this.stopTokenIds.includes(id));
     if (end < 0) end = completionIds.length;
     const ids = completionIds.slice(0, end);
-    const { contentIds, toolCalls } = this.toolIds
-      ? parseHermesToolCalls(this.tokenizer, ids, this.toolIds.open, this.toolIds.close)
-      : { contentIds: ids, toolCalls: [] };
+    const { contentIds, toolCalls } =
+      this.options.toolParser === "deepseek-v3"
+        ? parseDeepSeekToolCalls(this.tokenizer, ids)
+        : this.toolIds
+          ? parseHermesToolCalls(this.tokenizer, ids, this.toolIds.open, this.toolIds.close)
+          : { contentIds: ids, toolCalls: [] };
     let text = this.tokenizer.decode(contentIds);
     let reasoning: string | null = null;
     const close = text.indexOf("</think>");
