@@ -160,13 +160,12 @@ test(
               bridged.isContent.length === n,
             "bridge arrays misaligned",
           );
-          // The sampled ids are reused verbatim up to the last turn close (or all of them + a close).
-          let close = -1;
-          for (let k = ids.length - 1; k >= 0 && close < 0; k--)
-            if (ids[k] === IM_END || ids[k] === ENDOFTEXT) close = k;
+          // The sampled ids are reused verbatim up to the first turn close, where parse ends the
+          // turn (or all of them + a close).
+          const close = ids.findIndex((id) => id === IM_END || id === ENDOFTEXT);
           const kept = close >= 0 ? ids.slice(0, close + 1) : ids;
           assert.deepEqual(bridged.tokenIds.slice(0, prompt.length + kept.length), [...prompt, ...kept]);
-          tail = bridged.tokenIds.slice(prompt.length + ids.length);
+          tail = bridged.tokenIds.slice(prompt.length + kept.length);
         } else seen.declined++;
 
         const group = tracesToGroup([fuzzTrace(i, prompt, ids, tail)], counter);
