@@ -89,9 +89,9 @@ test("openai-agents: tool-math over MCP (math_calculate, math_convert), token-ex
   }
   const calls = traces.flatMap((t) => (t.info["tool_calls"] as { server: string; tool: string }[]) ?? []);
   assert.ok(calls.length > 0 && calls.every((c) => c.server === "math"), JSON.stringify(calls));
-  assert.ok(
-    traces.every((t) => t.metrics["tool_calls"] === (t.info["tool_calls"] as unknown[] | undefined)?.length),
-  );
+  // A rollout the reference policy answers without tools (its seeded noise) records no calls at all.
+  for (const t of traces)
+    assert.equal(t.metrics["tool_calls"], (t.info["tool_calls"] as unknown[] | undefined)?.length ?? 0);
   assert.ok(
     traces.some((t) => t.reward === 1),
     "no task was solved",
