@@ -8,9 +8,7 @@
 import { Pool } from "undici";
 import type { Client, ModelResponse } from "../packages/core/src/clients/client.ts";
 import { InterceptionServer } from "../packages/core/src/interception/server.ts";
-import { RolloutSession } from "../packages/core/src/interception/session.ts";
-import { noLimits } from "../packages/core/src/limits.ts";
-import { Trace } from "../packages/core/src/trace/trace.ts";
+import { bareSession } from "../test/runtime/helpers/session.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
 const TURNS = 6;
@@ -114,23 +112,7 @@ function bodies(stream: boolean): Record<string, [string, Record<string, unknown
 
 async function sessions(server: InterceptionServer) {
   return Promise.all(
-    Array.from({ length: SESSIONS }, async () => {
-      const task = { idx: 0, prompt: "q" };
-      const session = new RolloutSession({
-        task,
-        handlers: {},
-        trace: new Trace(task),
-        client: instant,
-        model: "m",
-        sampling: {},
-        limits: noLimits,
-        runtime: null,
-        tools: [],
-        user: null,
-        signal: new AbortController().signal,
-      });
-      return server.register(session);
-    }),
+    Array.from({ length: SESSIONS }, async () => server.register(bareSession(instant).session)),
   );
 }
 

@@ -7,30 +7,14 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { Client } from "../../packages/core/src/clients/client.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { RolloutSession } from "../../packages/core/src/interception/session.ts";
-import { noLimits } from "../../packages/core/src/limits.ts";
-import { Trace } from "../../packages/core/src/trace/trace.ts";
 import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
+import { bareSession } from "../runtime/helpers/session.ts";
 
 const server = new InterceptionServer({ keepaliveMs: 50 });
 after(() => server.close());
 
 async function open(client: Client) {
-  const task = { idx: 0, prompt: "q" };
-  const trace = new Trace(task);
-  const session = new RolloutSession({
-    task,
-    handlers: {},
-    trace,
-    client,
-    model: "m",
-    sampling: {},
-    limits: noLimits,
-    runtime: null,
-    tools: [],
-    user: null,
-    signal: new AbortController().signal,
-  });
+  const { session, trace } = bareSession(client);
   const reg = await server.register(session);
   const origin = reg.baseUrl.replace(/\/v1$/, "");
   const post = async (path: string, body: unknown, headers: Record<string, string>) => {
