@@ -45,8 +45,16 @@ export async function runPython(
   }
 }
 
-/** Waits briefly for the kernel to finish tearing down, then lists what is still running. */
-export async function leftovers(marker: string): Promise<number[]> {
-  await new Promise((res) => setTimeout(res, 200));
-  return processesWith(marker);
+/**
+ * What is still running after the kernel has had time to tear down: polls for up to `graceMs`
+ * (a SIGKILLed process can take a while to go on a loaded machine) and returns the pids left.
+ * The leaks this catches live far longer than the grace (the probes sleep for 30 s and more).
+ */
+export async function leftovers(marker: string, graceMs = 5000): Promise<number[]> {
+  const until = Date.now() + graceMs;
+  for (;;) {
+    const pids = processesWith(marker);
+    if (pids.length === 0 || Date.now() >= until) return pids;
+    await new Promise((res) => setTimeout(res, 100));
+  }
 }
