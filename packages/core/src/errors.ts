@@ -1,7 +1,8 @@
 /**
  * The rollout error taxonomy (Verifiers V1 `errors.py`): a flat set of classes, each naming the
- * boundary a failure crossed. Retries and reports match on `error.name` (the class name), never
- * on `instanceof`, because errors travel as `{type, message}` records in traces and services.
+ * boundary a failure crossed. Retry policies and reports match on the type name (`error.name`),
+ * because errors travel as `{type, message}` records in traces and services, where no class is
+ * left to test; `instanceof` is only for code holding the live error in this process.
  *
  * The provider errors are the transport's own classes, re-exported, so that there is exactly one
  * `ProviderError` in the process whether a failure came from SGLang or an OpenAI endpoint.

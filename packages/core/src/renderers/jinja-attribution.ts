@@ -6,7 +6,7 @@
  * count) prefixes its output with an invisible marker naming the message, and the loop's output
  * is followed by an end marker. Stripping the markers gives exactly the template's text; their
  * positions give each message's span. This replaces rendering every prefix and diffing (which
- * is quadratic: 1.3 s at 130 messages). Text before the first marked message belongs to message
+ * is quadratic in the number of messages). Text before the first marked message belongs to message
  * 0 when that message has no iteration output of its own (a system prompt the template writes
  * up front, Gemma's `<bos>`), else it is scaffold; text after the loop is the generation prompt.
  * A template the markers cannot describe — a message marked twice (two loops writing it),

@@ -142,8 +142,9 @@ export class BytePairModel {
   /**
    * Merges the lowest-ranked adjacent pair (leftmost on ties) until none is left, as HF's BPE
    * does. Short pieces (nearly all) take a plain rescan; long ones the heap, because rescanning
-   * is quadratic: a 32k-character run of letters or punctuation (a DNA string, a `=====` rule
-   * in a tool result) took 4.5 s with the event loop blocked. Both give the same merges.
+   * is quadratic in the piece length, and a 32k-character run of letters or punctuation (a DNA
+   * string, a `=====` rule in a tool result) would block the event loop for seconds. Both give
+   * the same merges.
    */
   private mergeAll(syms: number[]): number[] {
     return syms.length > HEAP_MERGE_MIN ? mergeByHeap(syms, this.merges) : mergeByScan(syms, this.merges);
