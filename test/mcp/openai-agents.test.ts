@@ -98,7 +98,7 @@ test("openai-agents: tool-math over MCP (math_calculate, math_convert), token-ex
   // truth about its final answer is not.
   for (const t of traces) {
     const given = Number(/<answer>([^<]*)<\/answer>\W*$/.exec(t.last_reply)?.[1] ?? Number.NaN);
-    const expected = (t.task.data as { answer: number }).answer;
+    const expected = Number(t.task.data["answer"]);
     assert.equal(t.reward, Math.abs(given - expected) <= 0.01 ? 1 : 0, `trace ${t.id}: ${t.last_reply}`);
   }
   assertTokenExact(traces, generated);
@@ -121,7 +121,7 @@ test("openai-agents: code-golf runs its program with coding_bash in the sandbox 
   // the program the agent answered with, checked here by running it outside the sandbox.
   for (const t of traces) {
     const program = extractProgram(t.last_reply);
-    const expected = (t.task.data as { expected: string }).expected;
+    const expected = String(t.task.data["expected"]);
     const run = spawnSync("python3", ["-c", program], { encoding: "utf8", timeout: 60_000 });
     const correct = program !== "" && run.status === 0 && run.stdout.trim() === expected;
     assert.equal(t.metrics["passed"], correct ? 1 : 0, `trace ${t.id}: ${JSON.stringify(program)}`);
