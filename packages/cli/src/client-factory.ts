@@ -41,14 +41,25 @@ export function makeClient(client: ClientConfig, model: string, thinking?: boole
       `${e instanceof Error ? e.message : String(e)} (set --client.renderer qwen3 or --client.renderer_model_name NAME)`,
     );
   }
+  const { deadline } = client;
   const transport = new SglangTransport({
     baseUrl: client.base_url,
     headers: client.headers,
     apiKey: apiKey(client.api_key_var),
     timeoutMs: client.timeout === null ? undefined : client.timeout * 1000,
+    ...(deadline
+      ? { deadline: { baseMs: deadline.base * 1000, perTokenMs: deadline.per_token * 1000 } }
+      : {}),
     lora: client.lora ?? null,
     contextLength: client.max_context_tokens ?? undefined,
-    ...(client.max_retries !== undefined ? { retry: { maxAttempts: client.max_retries + 1 } } : {}),
+    // An eval wants every rollout answered: a stalled attempt cut by the deadline and an abort it
+    // did not send itself (a weight update or pause on a shared engine) are retried. Training
+    // (`envroll serve`) builds its clients elsewhere and keeps an abort as the signal to stop.
+    retry: {
+      onTimeout: true,
+      onAbort: true,
+      ...(client.max_retries !== undefined ? { maxAttempts: client.max_retries + 1 } : {}),
+    },
   });
   return new TrainClient({ renderer, transport, model, enableThinking: thinking });
 }

@@ -7,7 +7,7 @@
 
 import { startEngine } from "@envroll/engine";
 import type { Client } from "envroll/internal/clients/client.ts";
-import type { ClientConfig, EnvConfig } from "envroll/internal/config/schema.ts";
+import { type ClientConfig, DEFAULT_DEADLINE, type EnvConfig } from "envroll/internal/config/schema.ts";
 import { type Environment, loadEnvironment } from "envroll/internal/environment.ts";
 import type { ResumeWork } from "envroll/internal/outputs/resume.ts";
 import { type ReferenceBook, type ReferenceStats, referenceBook } from "envroll/internal/references.ts";
@@ -59,6 +59,7 @@ function builtinClient(url: string): ClientConfig {
     renderer: "qwen3",
     renderer_model_name: null,
     timeout: null,
+    deadline: { ...DEFAULT_DEADLINE },
   };
 }
 

@@ -106,6 +106,26 @@ export const EvalClientSchema = z.strictObject({
   timeout: seconds,
 });
 
+/**
+ * eval's stall deadline: one /generate attempt that runs past `base + max_new_tokens × per_token`
+ * seconds is cut, aborted and retried. 30 s covers queueing and the prefill of a long prompt on a
+ * busy engine; 0.05 s a token (20 tokens/s) is below the per-request decode rate of a loaded
+ * SGLang server, so a healthy generation ends inside it and only a stuck one is cut (a turn of
+ * 1,024 tokens gets 81 s). A wrong cut costs a retry, not the rollout.
+ */
+export const DEFAULT_DEADLINE: Readonly<{ base: number; per_token: number }> = { base: 30, per_token: 0.05 };
+
+export const DeadlineSchema = z.strictObject({
+  base: z
+    .number({ error: "expected a number of seconds > 0" })
+    .positive({ error: "expected a number of seconds > 0" })
+    .default(DEFAULT_DEADLINE.base),
+  per_token: z
+    .number({ error: "expected a number of seconds ≥ 0" })
+    .min(0, { error: "expected a number of seconds ≥ 0" })
+    .default(DEFAULT_DEADLINE.per_token),
+});
+
 /** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
 export const TrainClientSchema = z.strictObject({
   type: z.literal("train"),
@@ -118,7 +138,10 @@ export const TrainClientSchema = z.strictObject({
     .default(null),
   renderer_model_name: z.string().nullable().default(null),
   pool_size: refused("one TrainClient keeps one HTTP connection pool per engine"),
+  /** A fixed per-request limit; when set it replaces `deadline`. */
   timeout: seconds,
+  /** Per-request stall deadline (null: none, the transport's 1 h limit). */
+  deadline: DeadlineSchema.nullable().default(() => ({ ...DEFAULT_DEADLINE })),
   max_retries: whole(0).optional(),
   routing_key_header: z.string().optional(),
   lora: z.string().nullable().optional(),

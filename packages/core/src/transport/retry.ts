@@ -17,6 +17,7 @@ export interface ResolvedRetry {
   /** The longest `Retry-After` waited for; a server asking for more is waited for this long. */
   retryAfterCapMs: number;
   onTimeout: boolean;
+  onAbort: boolean;
 }
 
 export function resolveRetry(opts: RetryOptions | undefined): ResolvedRetry {
@@ -26,6 +27,7 @@ export function resolveRetry(opts: RetryOptions | undefined): ResolvedRetry {
     maxDelayMs: opts?.maxDelayMs ?? 5_000,
     retryAfterCapMs: opts?.retryAfterCapMs ?? 60_000,
     onTimeout: opts?.onTimeout ?? false,
+    onAbort: opts?.onAbort ?? false,
   };
 }
 

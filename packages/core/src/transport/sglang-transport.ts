@@ -8,6 +8,8 @@
  * requests on a shared engine (`abortAll` is the explicit engine-wide reset).
  */
 import type { Pool } from "undici";
+import { AdminChannel } from "./admin.ts";
+import { attemptDeadlineMs } from "./deadline.ts";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
 import { createPool, exchange, type HttpReply } from "./http.ts";
 import { errorMessage, parseGenerateBody } from "./response.ts";
@@ -30,12 +32,8 @@ import type {
   TokenCap,
   TransportStats,
 } from "./types.ts";
-import { parseWorkerList, WORKER_LIST_PATHS } from "./workers.ts";
 
 const KEYED_POLICIES: ReadonlySet<RoutingPolicy> = new Set(["consistent_hashing", "manual"]);
-const ADMIN_TIMEOUT_MS = 10_000;
-const WORKER_CACHE_MS = 5_000;
-const ADMIN_CONNECTIONS = 8;
 
 export class SglangTransport {
   readonly stats: TransportStats = {
@@ -52,22 +50,18 @@ export class SglangTransport {
   };
   readonly sessions: SessionTable;
   private readonly live = new LiveRids();
+  /** Live rids this transport itself aborted: their `abort` finish is an answer, not a fault. */
+  private readonly stopped = new Set<string>();
 
   private readonly opts: SglangTransportOptions;
   private readonly origin: string;
   private readonly prefix: string;
   private readonly pool: Pool;
-  /**
-   * Aborts and worker listings go on their own few sockets: an abort must never wait for a
-   * connection behind the very generations it is meant to stop.
-   */
-  private readonly adminPool: Pool;
+  private readonly admin: AdminChannel;
   private readonly retry: ResolvedRetry;
   private readonly baseHeaders: Record<string, string>;
   private readonly keyed: boolean;
   private readonly maxPromptLength: number | undefined;
-  private readonly workerPools = new Map<string, Pool>();
-  private workerCache: { at: number; urls: string[] } | null = null;
   private closed = false;
   /** The server's context length, asked once when no limit is configured (null: unknown). */
   private learnedContext: number | null | undefined;
@@ -78,7 +72,6 @@ export class SglangTransport {
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, "");
     this.pool = createPool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
-    this.adminPool = createPool(this.origin, ADMIN_CONNECTIONS, opts.connectTimeoutMs ?? 10_000);
     this.retry = resolveRetry(opts.retry);
     this.keyed = KEYED_POLICIES.has(opts.routingPolicy ?? "cache_aware");
     this.maxPromptLength =
@@ -86,6 +79,12 @@ export class SglangTransport {
     this.sessions = new SessionTable(opts.sessionCapacity ?? 10_000);
     this.baseHeaders = { "content-type": "application/json", ...opts.headers };
     if (opts.apiKey) this.baseHeaders.authorization = `Bearer ${opts.apiKey}`;
+    this.admin = new AdminChannel(
+      this.origin,
+      this.prefix,
+      this.baseHeaders,
+      opts.connectTimeoutMs ?? 10_000,
+    );
   }
 
   /**
@@ -156,7 +155,7 @@ export class SglangTransport {
       this.opts.contextLength === undefined &&
       this.opts.maxResponseLength === undefined;
     if (unbounded && this.learnedContext === undefined)
-      this.learnedContext = await this.serverContextLength();
+      this.learnedContext = await this.admin.contextLength();
     const counted = this.sessions.nextTurn(req.sessionId);
     const first = counted.first;
     const turn = req.turn ?? counted.turn;
@@ -171,64 +170,86 @@ export class SglangTransport {
     }
     let payload = JSON.stringify(built.body);
     let rid = built.rid;
+    const timeoutMs =
+      this.opts.timeoutMs ??
+      (this.opts.deadline ? attemptDeadlineMs(this.opts.deadline, built.maxNewTokens) : 3_600_000);
     const started = performance.now();
     this.stats.calls++;
     for (let attempt = 1; ; attempt++) {
       this.stats.requests++;
       this.live.add(req.sessionId, rid);
+      let err: unknown = null;
+      let reason: string | null;
       try {
         const reply = await exchange(this.pool, {
           method: "POST",
           path: `${this.prefix}/generate`,
           body: payload,
           headers: built.headers,
-          timeoutMs: this.opts.timeoutMs ?? 3_600_000,
+          timeoutMs,
           signal: req.signal,
         });
-        this.live.delete(req.sessionId, rid);
         const result = this.readReply(reply, rid);
-        this.stats.succeeded++;
-        this.stats.finishReasons[result.finishReason]++;
-        return {
-          ...result,
-          clientLatency: (performance.now() - started) / 1000,
-          attempts: attempt,
-          maxNewTokens: built.maxNewTokens,
-          cappedBy: built.cappedBy,
-        };
+        if (result.finishReason !== "abort" || !this.mayRetryAbort(rid, attempt, req.signal)) {
+          this.stats.succeeded++;
+          this.stats.finishReasons[result.finishReason]++;
+          return {
+            ...result,
+            clientLatency: (performance.now() - started) / 1000,
+            attempts: attempt,
+            maxNewTokens: built.maxNewTokens,
+            cappedBy: built.cappedBy,
+          };
+        }
+        reason = "abort";
       } catch (caught) {
-        this.live.delete(req.sessionId, rid);
         // close() destroys the pool under in-flight requests: that is the end, not a connection
         // failure to retry (each retry would fail again on the destroyed pool after a backoff).
-        const err: unknown = this.closed
-          ? new ProviderError("transport is closed", { cause: caught })
-          : caught;
-        const reason = attempt < this.retry.maxAttempts && !this.closed ? retryReason(err, this.retry) : null;
+        err = this.closed ? new ProviderError("transport is closed", { cause: caught }) : caught;
+        reason = attempt < this.retry.maxAttempts && !this.closed ? retryReason(err, this.retry) : null;
         if (reason === null) {
           this.stats.failed++;
           const name = err instanceof Error ? err.name : "Error";
           this.stats.failuresByName[name] = (this.stats.failuresByName[name] ?? 0) + 1;
           throw err;
         }
-        this.stats.retries++;
-        this.stats.retriesByReason[reason] = (this.stats.retriesByReason[reason] ?? 0) + 1;
-        if (reason === "timeout") {
-          // The timed-out attempt may still be generating: abort it (awaited, so the abort reaches
-          // the scheduler before the retry does). The retry gets a rid of its own, so it never
-          // collides with the old request while that is still being torn down.
-          await this.abort(rid).catch(() => {});
-          this.live.delete(req.sessionId, rid);
-          rid = newRid(req.sessionId, turn);
-          payload = JSON.stringify({ ...built.body, rid });
-        }
-        try {
-          await sleep(backoffDelayMs(attempt, this.retry, err), req.signal);
-        } catch (cause) {
-          this.stats.failed++;
-          throw new RequestCancelledError("cancelled by caller during retry backoff", { cause });
-        }
+      } finally {
+        this.live.delete(req.sessionId, rid);
+        this.stopped.delete(rid);
+      }
+      this.stats.retries++;
+      this.stats.retriesByReason[reason] = (this.stats.retriesByReason[reason] ?? 0) + 1;
+      // The timed-out attempt may still be generating: abort it (awaited, so the abort reaches
+      // the scheduler before the retry does).
+      if (reason === "timeout") await this.abort(rid).catch(() => {});
+      // A retry after a timeout or an abort gets a rid of its own, so it never collides with the
+      // old request while the engine is still tearing that down.
+      if (reason === "timeout" || reason === "abort") {
+        rid = newRid(req.sessionId, turn);
+        payload = JSON.stringify({ ...built.body, rid });
+      }
+      try {
+        await sleep(backoffDelayMs(attempt, this.retry, err), req.signal);
+      } catch (cause) {
+        this.stats.failed++;
+        throw new RequestCancelledError("cancelled by caller during retry backoff", { cause });
       }
     }
+  }
+
+  /**
+   * An engine abort is retried only when asked (`retry.onAbort`), while attempts remain, and
+   * when nobody on this side wanted it: not the caller (its signal) and not this transport's
+   * own abort calls (Ctrl-C in an eval, a rollout stopped by its owner).
+   */
+  private mayRetryAbort(rid: string, attempt: number, signal: AbortSignal | undefined): boolean {
+    return (
+      this.retry.onAbort &&
+      attempt < this.retry.maxAttempts &&
+      !this.closed &&
+      !signal?.aborted &&
+      !this.stopped.has(rid)
+    );
   }
 
   private readReply(
@@ -270,12 +291,17 @@ export class SglangTransport {
 
   /** Aborts one rollout's in-flight calls, each by its exact rid. */
   abortSession(sessionId: string): Promise<void> {
-    return this.abortEach(this.live.of(sessionId));
+    return this.abortEach(this.markStopped(this.live.of(sessionId)));
   }
 
   /** Aborts every request this transport has in flight, and nothing else on the engine. */
   abortOwn(): Promise<void> {
-    return this.abortEach(this.live.all());
+    return this.abortEach(this.markStopped(this.live.all()));
+  }
+
+  private markStopped(rids: string[]): string[] {
+    for (const rid of rids) this.stopped.add(rid);
+    return rids;
   }
 
   /** Every rid is tried even when one abort fails; the first failure is then reported. */
@@ -287,109 +313,24 @@ export class SglangTransport {
 
   /** Aborts everything on every worker (between training steps, before a weight update). */
   async abortAll(): Promise<void> {
+    this.markStopped(this.live.all());
     await this.broadcastAbort({ rid: "", abort_all: true });
   }
 
-  /** `max_model_len` from the server's `/v1/models` (SGLang, routers and the stand-ins). */
-  private async serverContextLength(): Promise<number | null> {
-    try {
-      const reply = await exchange(this.adminPool, {
-        method: "GET",
-        path: `${this.prefix}/v1/models`,
-        headers: this.baseHeaders,
-        timeoutMs: ADMIN_TIMEOUT_MS,
-      });
-      if (reply.status !== 200) return null;
-      const len = (JSON.parse(reply.text) as { data?: { max_model_len?: unknown }[] }).data?.[0]
-        ?.max_model_len;
-      return typeof len === "number" && len > 0 ? len : null;
-    } catch {
-      return null;
-    }
-  }
-
-  /**
-   * Worker base URLs behind the router, or `[]` when the base URL is a single server. Cached for
-   * a few seconds: aborting many rollouts at once should not list the workers once per rollout.
-   */
-  async listWorkers(): Promise<string[]> {
-    const now = performance.now();
-    if (this.workerCache && now - this.workerCache.at < WORKER_CACHE_MS) return this.workerCache.urls;
-    const urls = await this.fetchWorkers();
-    this.workerCache = { at: now, urls };
-    return urls;
-  }
-
-  private async fetchWorkers(): Promise<string[]> {
-    for (const path of WORKER_LIST_PATHS) {
-      try {
-        const reply = await exchange(this.adminPool, {
-          method: "GET",
-          path: `${this.prefix}${path}`,
-          headers: this.baseHeaders,
-          timeoutMs: ADMIN_TIMEOUT_MS,
-        });
-        if (reply.status !== 200) continue;
-        const urls = parseWorkerList(JSON.parse(reply.text));
-        if (urls.length > 0) return urls;
-      } catch {
-        // Not a router (or not this kind): try the next listing endpoint.
-      }
-    }
-    return [];
+  /** Worker base URLs behind the router, or `[]` when the base URL is a single server. */
+  listWorkers(): Promise<string[]> {
+    return this.admin.listWorkers();
   }
 
   private async broadcastAbort(body: { rid: string; abort_all: boolean }): Promise<void> {
     this.stats.abortCalls++;
-    const payload = JSON.stringify(body);
-    const workers = await this.listWorkers();
-    const targets: { pool: Pool; path: string }[] = [
-      { pool: this.adminPool, path: `${this.prefix}/abort_request` },
-    ];
-    for (const url of workers) {
-      const u = new URL(url);
-      if (u.origin === this.origin && u.pathname.replace(/\/+$/, "") === this.prefix) continue;
-      targets.push({
-        pool: this.workerPool(u.origin),
-        path: `${u.pathname.replace(/\/+$/, "")}/abort_request`,
-      });
-    }
-    const results = await Promise.allSettled(
-      targets.map((t) =>
-        exchange(t.pool, {
-          method: "POST",
-          path: t.path,
-          body: payload,
-          headers: this.baseHeaders,
-          timeoutMs: ADMIN_TIMEOUT_MS,
-        }),
-      ),
-    );
-    // The base URL must accept the abort; a worker that vanished is not an error.
-    const base = results[0];
-    if (base.status === "rejected") throw base.reason;
-    if (base.value.status !== 200 && workers.length === 0) {
-      throw new ProviderHttpError(`/abort_request returned ${base.value.status}`, {
-        statusCode: base.value.status,
-        body: base.value.text.slice(0, 500),
-      });
-    }
-  }
-
-  private workerPool(origin: string): Pool {
-    let pool = this.workerPools.get(origin);
-    if (!pool) {
-      pool = createPool(origin, 4, this.opts.connectTimeoutMs ?? 10_000);
-      this.workerPools.set(origin, pool);
-    }
-    return pool;
+    await this.admin.broadcastAbort(body);
   }
 
   /** Closes all sockets; in-flight requests are destroyed. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const pools = [this.pool, this.adminPool, ...this.workerPools.values()];
-    await Promise.all(pools.map((p) => p.destroy().catch(() => {})));
+    await Promise.all([this.pool.destroy().catch(() => {}), this.admin.close()]);
   }
 }

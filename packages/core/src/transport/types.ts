@@ -2,6 +2,7 @@
  * Public types of the SGLang transport: options, one generate call, its result, counters.
  * The transport speaks token ids only; it knows nothing of messages or renderers.
  */
+import type { DeadlineOptions } from "./deadline.ts";
 
 /** SGLang Model Gateway policies (`--policy`). Only `consistent_hashing` and `manual` read the routing key. */
 export type RoutingPolicy =
@@ -49,8 +50,14 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Cap on a server's `Retry-After` (default 60,000 ms). */
   retryAfterCapMs?: number;
-  /** Retry a request that hit `timeoutMs` (default false: a timed-out generation is usually a stuck one). */
+  /** Retry a request that hit its time limit (default false: a timed-out generation is usually a stuck one). */
   onTimeout?: boolean;
+  /**
+   * Retry a generation the engine finished as `abort` (default false). In training an abort is
+   * the trainer's own signal to stop (a weight update, a pause), so it must end the turn; an eval
+   * wants every rollout answered. Aborts this transport sent itself are never retried.
+   */
+  onAbort?: boolean;
 }
 
 export interface SglangTransportOptions {
@@ -69,6 +76,11 @@ export interface SglangTransportOptions {
   retry?: RetryOptions;
   /** Per-attempt wall-clock limit (default 1 h). undici's own 300 s header/body timeouts are disabled. */
   timeoutMs?: number;
+  /**
+   * Per-attempt limit derived from each request's `max_new_tokens` (see deadline.ts), used when
+   * `timeoutMs` is not set. Default none: the 1 h limit, as training expects.
+   */
+  deadline?: DeadlineOptions;
   /** Connect timeout (default 10 s). */
   connectTimeoutMs?: number;
   /** LoRA adapter name sent as `lora_path` on every request (e.g. `miles_lora`). */
@@ -151,7 +163,7 @@ export interface TransportStats {
   succeeded: number;
   failed: number;
   retries: number;
-  /** Retry counts keyed by reason: `connection`, `timeout`, `status_408`, `status_429`, `status_5xx`. */
+  /** Retry counts keyed by reason: `connection`, `timeout`, `abort`, `status_408`, `status_429`, `status_5xx`. */
   retriesByReason: Record<string, number>;
   /** Failures keyed by error name. */
   failuresByName: Record<string, number>;
