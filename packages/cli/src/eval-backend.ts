@@ -7,6 +7,7 @@
 
 import { startEngine } from "@envroll/engine";
 import type { Client } from "envroll/internal/clients/client.ts";
+import { TrainClient } from "envroll/internal/clients/train.ts";
 import { type ClientConfig, DEFAULT_DEADLINE, type EnvConfig } from "envroll/internal/config/schema.ts";
 import { type Environment, loadEnvironment } from "envroll/internal/environment.ts";
 import type { ResumeWork } from "envroll/internal/outputs/resume.ts";
@@ -41,6 +42,8 @@ export interface EvalBackend {
   readonly reference: (ReferenceStats & { defined: boolean }) | null;
   isGroupTask(taskIndex: number): boolean;
   run(work: readonly ResumeWork[], opts: RunOptions): Promise<void>;
+  /** Model requests retried so far, by reason (`abort`, `timeout`, `status_5xx`, …). */
+  retries(): Record<string, number>;
   /** Aborts in-flight model requests. */
   abort(): Promise<void>;
   close(): Promise<void>;
@@ -131,6 +134,10 @@ class EnvironmentBackend implements EvalBackend {
       onTrace: opts.onTrace,
       onWarning: opts.onWarning,
     });
+  }
+
+  retries(): Record<string, number> {
+    return this.client instanceof TrainClient ? { ...this.client.requestStats.retriesByReason } : {};
   }
 
   async abort(): Promise<void> {

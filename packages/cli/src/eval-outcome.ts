@@ -25,6 +25,18 @@ export function summaryLines(s: Summary, dir: string): string[] {
   return lines;
 }
 
+/**
+ * How many model requests were retried and why — faults the run survived (an engine abort, a
+ * stall cut by the deadline, a 5xx) leave no error on a trace, so this is where they show.
+ */
+export function retryLine(byReason: Record<string, number>): string | null {
+  const reasons = Object.entries(byReason).filter(([, n]) => n > 0);
+  if (reasons.length === 0) return null;
+  const total = reasons.reduce((sum, [, n]) => sum + n, 0);
+  const parts = reasons.sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`);
+  return `model requests retried: ${total} (${parts.join(", ")})`;
+}
+
 /** The most common final error type over the run's effective traces, with one example. */
 export function commonError(
   traces: readonly TraceRecord[],

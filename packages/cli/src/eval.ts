@@ -20,7 +20,7 @@ import { readTraces, TracesWriter } from "envroll/internal/outputs/traces-file.t
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { finiteNumber, positiveInt, splitArgs, UsageError } from "./args.ts";
 import { openBackend } from "./eval-backend.ts";
-import { failureLines, summaryLines } from "./eval-outcome.ts";
+import { failureLines, retryLine, summaryLines } from "./eval-outcome.ts";
 import { configToml, type EvalFlags, type EvalPlan, planEval } from "./eval-plan.ts";
 import { preflight } from "./preflight.ts";
 import { Progress } from "./progress.ts";
@@ -176,7 +176,8 @@ export async function runEval(
       // A resumed run spans several sessions, so no single wall time describes it.
       wall_seconds: p.resumeDir ? null : (Date.now() - started) / 1000,
     });
-    process.stdout.write(`${summaryLines(summary, dir).join("\n")}\n`);
+    const retried = retryLine(backend.retries());
+    process.stdout.write(`${[...summaryLines(summary, dir), ...(retried ? [retried] : [])].join("\n")}\n`);
     const resumeHint = `resume with: npx envroll eval --resume ${dir}`;
     if (runError !== null) {
       const msg = runError instanceof Error ? `${runError.name}: ${runError.message}` : String(runError);

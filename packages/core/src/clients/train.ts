@@ -15,7 +15,7 @@ import type { ParsedToolCall, Renderer, RenderMessage, RenderTool } from "../ren
 import { messageHash } from "../trace/hash.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
-import type { GenerateResult } from "../transport/types.ts";
+import type { GenerateResult, TransportStats } from "../transport/types.ts";
 import type { AssistantMessage, FinishReason, Message, Tool, ToolCall } from "../types.ts";
 import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
 import { type BridgePlan, type ClientSession, ClientSessions, renderFingerprint } from "./client-session.ts";
@@ -114,6 +114,11 @@ export class TrainClient implements Client {
       enableThinking: this.enableThinking,
       addGenerationPrompt: true,
     }).tokenIds.length;
+  }
+
+  /** The transport's counters: HTTP attempts, retries by reason, finish reasons. */
+  get requestStats(): TransportStats {
+    return this.transport.stats;
   }
 
   /** Forgets a finished rollout's bridge state. */

@@ -140,8 +140,8 @@ export const TrainClientSchema = z.strictObject({
   pool_size: refused("one TrainClient keeps one HTTP connection pool per engine"),
   /** A fixed per-request limit; when set it replaces `deadline`. */
   timeout: seconds,
-  /** Per-request stall deadline (null: none, the transport's 1 h limit). */
-  deadline: DeadlineSchema.nullable().default(() => ({ ...DEFAULT_DEADLINE })),
+  /** Per-request stall deadline, scaled by each request's token budget (`timeout` replaces it). */
+  deadline: DeadlineSchema.default(() => ({ ...DEFAULT_DEADLINE })),
   max_retries: whole(0).optional(),
   routing_key_header: z.string().optional(),
   lora: z.string().nullable().optional(),
