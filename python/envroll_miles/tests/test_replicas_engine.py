@@ -78,7 +78,7 @@ def ray_cluster():
     ray.shutdown()
 
 
-@pytest.mark.skip(
+@pytest.mark.skipif(False,
     reason="known defect (open, issue 21): after a Ray actor is killed mid-step the step completes with every "
     "task once, but the slot can stay dead after wait_restarts, and the dead replica's reader thread raises "
     "AttributeError reading its closed chunked response (pool.Dispatch._run); failed 1 of 2 clean-clone runs"

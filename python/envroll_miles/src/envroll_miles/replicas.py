@@ -4,7 +4,11 @@
 * ``UrlReplica``: a service someone else runs (``--envroll-url a,b,c``); a restart waits for it
   to answer ``/health`` again.
 * ``RayReplica``: a Ray actor that starts its own ``envroll serve`` on its node and reports the
-  URL; Ray restarts a dead actor (``max_restarts=-1``), a hung one is killed so Ray restarts it.
+  URL. A restart kills the old actor for good (dead or hung) and places a new one; the actor has
+  ``max_restarts=0`` so that Ray never restarts it behind the pool's back: the pool's restart
+  thread is the one owner of restarts, and the URL it connects to is always the live actor's.
+
+``stop()`` is final: a restart still under way when it comes stops what it started.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import time
 from typing import Any
 
 from .process import ServiceProcess
@@ -22,12 +25,13 @@ from .service import ServiceClient
 class Replica:
     name: str = "replica"
     client: ServiceClient
+    stopped: bool = False
 
     def restart(self, timeout: float) -> None:
         raise NotImplementedError
 
     def stop(self) -> None:
-        pass
+        self.stopped = True
 
 
 class LocalReplica(Replica):
@@ -42,6 +46,8 @@ class LocalReplica(Replica):
         self.kill()
         self.process = ServiceProcess(self._config, None, eval_config=self._eval_config, startup_timeout=timeout)
         self.client = self.process.client
+        if self.stopped:
+            self.process.stop()
 
     def kill(self) -> None:
         """SIGKILL to the service's process group (a hung service ignores SIGTERM)."""
@@ -54,6 +60,7 @@ class LocalReplica(Replica):
             proc.wait()
 
     def stop(self) -> None:
+        self.stopped = True
         self.process.stop()
 
 
@@ -100,44 +107,43 @@ class RayReplica(Replica):
         self._ray = ray
         self.name = name
         self._token = secrets.token_hex(16)
-        remote = ray.remote(ServeActor)
-        self.actor = remote.options(
-            num_cpus=num_cpus, max_restarts=-1, max_task_retries=0, scheduling_strategy="SPREAD"
-        ).remote(os.path.abspath(config), os.path.abspath(eval_config) if eval_config else None, _forwarded_env(), self._token)
-        self._connect(startup_timeout)
+        self._actor_class = ray.remote(ServeActor).options(
+            num_cpus=num_cpus, max_restarts=0, max_task_retries=0, scheduling_strategy="SPREAD"
+        )
+        self._init_args = (os.path.abspath(config), os.path.abspath(eval_config) if eval_config else None,
+                           _forwarded_env(), self._token)  # fmt: skip
+        self.actor = None
+        try:
+            self._spawn(startup_timeout)
+        except BaseException:
+            self._kill()
+            raise
 
-    def _connect(self, timeout: float) -> None:
+    def _spawn(self, timeout: float) -> None:
+        self.actor = self._actor_class.remote(*self._init_args)
+        if self.stopped:
+            self._kill()
+            return
+        # Waits for a CPU to be free (a dead actor's is released by the kill) and for its serve.
         url = self._ray.get(self.actor.url.remote(), timeout=timeout)
         self.client = ServiceClient(url, token=self._token)
         self.client.wait_healthy(timeout)
 
-    def restart(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        old = self.client.url
-        try:
-            # A dead actor is being restarted by Ray: its new serve answers with a new URL.
-            url = self._ray.get(self.actor.url.remote(), timeout=min(10.0, timeout))
-        except Exception:  # noqa: BLE001 - GetTimeoutError, RayActorError: the actor is not answering
-            url = None
-        if url == old and not self.client.health(timeout=2.0):
-            url = None
-        if url is None:
-            # Alive but hung (or not answering): kill it and let Ray restart it.
-            self._ray.kill(self.actor, no_restart=False)
-        while True:
-            try:
-                self._connect(max(1.0, deadline - time.monotonic()))
-                return
-            except Exception:  # noqa: BLE001 - still restarting
-                if time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.5)
-
-    def stop(self) -> None:
+    def _kill(self) -> None:
         try:
             self._ray.kill(self.actor, no_restart=True)
         except Exception:  # noqa: BLE001 - already gone
             pass
+
+    def restart(self, timeout: float) -> None:
+        """A dead actor and a hung one alike: kill it for good (its serve exits with its stdin)
+        and place a new one, wherever Ray finds the CPUs."""
+        self._kill()
+        self._spawn(timeout)
+
+    def stop(self) -> None:
+        self.stopped = True
+        self._kill()
 
 
 def make_replicas(count: int, config: str, eval_config: str | None, num_cpus: float) -> list[Replica]:

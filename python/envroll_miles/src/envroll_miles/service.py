@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import socket
+import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,9 +25,18 @@ class ServiceError(RuntimeError):
 
 
 class RolloutStream:
+    """One ``POST /rollout`` response. ``close()`` may come from any thread, also while another
+    thread blocks in ``read_line``: it only shuts the socket down (the reader wakes at once) and
+    leaves tearing down the response to whoever reads, so http.client's chunked reader never
+    sees its file vanish under it. A reader of a closed stream gets None, whatever the broken
+    read raised: a stream the caller hung up on is the caller's own doing, not a fault."""
+
     def __init__(self, conn: http.client.HTTPConnection, response: http.client.HTTPResponse):
         self._conn = conn
         self._response = response
+        self._lock = threading.Lock()
+        self._reading = False
+        self._released = False
         self.closed = False
         #: The summary line, once read (None: not reached, or the stream broke off before it).
         self.summary: dict | None = None
@@ -42,31 +53,49 @@ class RolloutStream:
         return line
 
     def read_line(self) -> dict | None:
-        """The next line as a dict; None at the end of the stream (or after ``close``)."""
-        if self.closed:
-            return None
+        """The next line as a dict; None at the end of the stream, or once ``close`` was called
+        (before or during the read). One reader at a time."""
+        with self._lock:
+            if self.closed:
+                return None
+            self._reading = True
         try:
             raw = self._response.readline()
-        except (OSError, http.client.HTTPException, ValueError):
+        except Exception:
             if self.closed:
                 return None
             raise
-        if not raw:
+        finally:
+            with self._lock:
+                self._reading = False
+                if self.closed:
+                    self._release()
+        if not raw or self.closed:
             return None
         return json.loads(raw)
 
     def close(self) -> None:
         """Hang up: the service aborts whatever this request still has in flight."""
-        if self.closed:
-            return
-        self.closed = True
-        sock = self._conn.sock
-        try:
-            if sock is not None:
-                sock.shutdown(2)
-        except OSError:
-            pass
-        self._conn.close()
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            sock = self._conn.sock
+            try:
+                if sock is not None:
+                    sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            if not self._reading:
+                self._release()
+
+    def _release(self) -> None:
+        """Closes the response and the connection; called with the lock held, by the reader
+        (after its read) or by ``close`` when nobody reads."""
+        if not self._released:
+            self._released = True
+            self._response.close()
+            self._conn.close()
 
 
 class ServiceClient:
