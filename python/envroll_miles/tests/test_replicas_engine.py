@@ -78,11 +78,6 @@ def ray_cluster():
     ray.shutdown()
 
 
-@pytest.mark.skipif(False,
-    reason="known defect (open, issue 21): after a Ray actor is killed mid-step the step completes with every "
-    "task once, but the slot can stay dead after wait_restarts, and the dead replica's reader thread raises "
-    "AttributeError reading its closed chunked response (pool.Dispatch._run); failed 1 of 2 clean-clone runs"
-)
 def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster, real_service):
     fn, _ = real_service(**SETTINGS, envroll_replica_cpus=1)
     assert type(fn.pool.slots[0].replica).__name__ == "RayReplica"
