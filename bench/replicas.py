@@ -1,10 +1,14 @@
-"""groups/s of one train step with 1, 2, 3 rollout-service replicas (local processes) against the
-built-in engine, and the CPU one rollout costs the replicas (user+sys of their `envroll serve`s).
+"""groups/s of a train step with 1, 2, 3 rollout-service replicas (local processes) against the
+built-in engine, side by side: the three pools run at once and their steps are interleaved
+(rep r times K = 1, 2, 3 in a rotated order), so load drift on a shared machine hits each K alike.
+Also the CPU one rollout costs the replicas (user+sys of their `envroll serve`s) and the engine.
 
-    .venv/bin/python bench/replicas.py [--groups 24] [--n 4] [--replicas 1,2,3] [--tasks tool-math]
+    .venv/bin/python bench/replicas.py [--groups 48] [--n 4] [--in-flight 64] [--reps 3] [--replicas 1,2,3] [--tasks tool-math]
 
-Prints one line per K and a JSON summary. On a machine with C cores, groups/s flattens at C
-(every replica is one Node process); the per-rollout CPU is what sizes a cluster.
+The rollouts in flight are the same for every K (--in-flight, split over the replicas), so only
+the number of Node processes changes. Prints one line per measurement and a JSON summary (medians
+per K, and groups/s relative to K = 1 per rep). On a machine with C cores groups/s flattens once
+the replicas plus the engine fill the C cores; the per-rollout CPU is what sizes a cluster.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import asyncio
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,7 +55,7 @@ def start_engine() -> tuple[subprocess.Popen, str]:
     raise RuntimeError("the engine did not start")
 
 
-def run(k: int, opts, engine: str, tmp: Path) -> dict:
+def make_pool(k: int, opts, engine: str, tmp: Path) -> EnvrollRolloutFn:
     cfg = tmp / "env.toml"
     cfg.write_text(f'model = "Qwen/Qwen3-0.6B"\n[taskset]\nid = "{TASKSETS / opts.tasks / "index.ts"}"\n')
     host, port = engine.removeprefix("http://").split(":")
@@ -58,49 +63,67 @@ def run(k: int, opts, engine: str, tmp: Path) -> dict:
         rollout_global_dataset=False, envroll_config=str(cfg), envroll_state_dir=str(tmp / f"state{k}"),
         sglang_router_ip=host, sglang_router_port=int(port), rollout_batch_size=opts.groups,
         n_samples_per_prompt=opts.n, num_rollout=10, rollout_max_response_len=256, envroll_replicas=k,
-        envroll_replica_concurrency=opts.concurrency,
+        envroll_replica_concurrency=max(opts.n, opts.in_flight // k),
     )  # fmt: skip
-    types = load_types()
-    fn = EnvrollRolloutFn(types.ConstructorInput(args=args, data_source=EmptyDataSource()))
-    try:
-        asyncio.run(fn(types.TrainInput(rollout_id=0)))  # warm-up: renderer, tokenizer, JIT
-        pids = [s.replica.process.pid for s in fn.pool.slots]
-        cpu0 = sum(cpu_seconds(p) for p in pids)
-        t0 = time.monotonic()
-        out = asyncio.run(fn(types.TrainInput(rollout_id=1)))
-        wall = time.monotonic() - t0
-        cpu = sum(cpu_seconds(p) for p in pids) - cpu0
-    finally:
-        fn.dispose()
+    return EnvrollRolloutFn(load_types().ConstructorInput(args=args, data_source=EmptyDataSource()))
+
+
+def time_step(fn: EnvrollRolloutFn, rollout_id: int, engine_pid: int, opts) -> dict:
+    pids = [s.replica.process.pid for s in fn.pool.slots]
+    cpu0, eng0 = sum(cpu_seconds(p) for p in pids), cpu_seconds(engine_pid)
+    t0 = time.monotonic()
+    out = asyncio.run(fn(load_types().TrainInput(rollout_id=rollout_id)))
+    wall = time.monotonic() - t0
+    cpu, eng = sum(cpu_seconds(p) for p in pids) - cpu0, cpu_seconds(engine_pid) - eng0
     rollouts = opts.groups * opts.n
-    per_replica = [out.metrics[f"envroll/replica/{i}/groups"] for i in range(k)]
-    return {"replicas": k, "groups": opts.groups, "n": opts.n, "wall_s": round(wall, 2),
-            "groups_per_s": round(opts.groups / wall, 2), "replica_cpu_s": round(cpu, 2),
-            "cpu_ms_per_rollout": round(1000 * cpu / rollouts, 1), "groups_by_replica": per_replica}  # fmt: skip
+    return {"wall_s": round(wall, 2), "groups_per_s": round(opts.groups / wall, 2),
+            "replica_cpu_ms_per_rollout": round(1000 * cpu / rollouts, 2),
+            "engine_cpu_ms_per_rollout": round(1000 * eng / rollouts, 2),
+            "groups_by_replica": [out.metrics[f"envroll/replica/{i}/groups"] for i in range(len(pids))]}  # fmt: skip
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--groups", type=int, default=24)
+    p.add_argument("--groups", type=int, default=48)
     p.add_argument("--n", type=int, default=4)
-    p.add_argument("--concurrency", type=int, default=32, help="rollouts in flight per replica")
+    p.add_argument("--in-flight", type=int, default=64, help="rollouts in flight in total, split over the replicas")
+    p.add_argument("--reps", type=int, default=3)
     p.add_argument("--replicas", default="1,2,3")
     p.add_argument("--tasks", default="tool-math")
     opts = p.parse_args()
     os.environ["ENVROLL_SERVE_COMMAND"] = f"node {CLI}"
+    ks = [int(x) for x in opts.replicas.split(",")]
+    load_before = os.getloadavg()
     engine, url = start_engine()
-    results = []
+    fns: dict[int, EnvrollRolloutFn] = {}
+    runs: dict[int, list[dict]] = {k: [] for k in ks}
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for k in (int(x) for x in opts.replicas.split(",")):
-                r = run(k, opts, url, Path(tmp))
-                results.append(r)
-                print(f"K={k}: {r['groups_per_s']} groups/s, {r['cpu_ms_per_rollout']} ms replica CPU per rollout, "
-                      f"groups per replica {r['groups_by_replica']}", flush=True)  # fmt: skip
+            for k in ks:
+                (Path(tmp) / f"k{k}").mkdir()
+                fns[k] = make_pool(k, opts, url, Path(tmp) / f"k{k}")
+                time_step(fns[k], 0, engine.pid, opts)  # warm-up: renderer, tokenizer, JIT
+            for rep in range(opts.reps):
+                for k in ks[rep % len(ks) :] + ks[: rep % len(ks)]:
+                    r = time_step(fns[k], rep + 1, engine.pid, opts)
+                    runs[k].append(r)
+                    print(f"rep {rep} K={k}: {r['groups_per_s']} groups/s, {r['replica_cpu_ms_per_rollout']} ms replica CPU "
+                          f"+ {r['engine_cpu_ms_per_rollout']} ms engine CPU per rollout, groups per replica "
+                          f"{r['groups_by_replica']}", flush=True)  # fmt: skip
     finally:
+        for fn in fns.values():
+            fn.dispose()
         engine.terminate()
         engine.wait(10)
-    print(json.dumps({"cores": os.cpu_count(), "load_1m": os.getloadavg()[0], "results": results}))
+    med = lambda k, key: statistics.median(r[key] for r in runs[k])  # noqa: E731
+    summary = [{"replicas": k, "groups_per_s": med(k, "groups_per_s"),
+                "vs_1_replica": round(statistics.median(a["groups_per_s"] / b["groups_per_s"] for a, b in zip(runs[k], runs[ks[0]])), 2),
+                "replica_cpu_ms_per_rollout": med(k, "replica_cpu_ms_per_rollout"),
+                "engine_cpu_ms_per_rollout": med(k, "engine_cpu_ms_per_rollout"),
+                "reps_groups_per_s": [r["groups_per_s"] for r in runs[k]]} for k in ks]  # fmt: skip
+    print(json.dumps({"cores": os.cpu_count(), "load_1m_before": round(load_before[0], 1),
+                      "load_1m_after": round(os.getloadavg()[0], 1), "groups": opts.groups, "n": opts.n,
+                      "in_flight": opts.in_flight, "tasks": opts.tasks, "results": summary}))  # fmt: skip
 
 
 if __name__ == "__main__":

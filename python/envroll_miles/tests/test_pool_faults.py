@@ -95,6 +95,14 @@ def _wait(predicate, what: str, timeout: float = 120.0) -> None:
         time.sleep(0.02)
 
 
+async def _step_killing_the_late_replica(fn, rollout_id: int, first_read: threading.Event, late: dict):
+    """Runs a train step; once the held attempt has read its line, SIGKILLs that replica."""
+    step = asyncio.ensure_future(fn(load_types().TrainInput(rollout_id=rollout_id)))
+    assert await asyncio.to_thread(first_read.wait, 120), "the held attempt never read its line"
+    os.killpg(late["slot"].replica.process.pid, signal.SIGKILL)
+    return await step
+
+
 def test_a_replica_that_comes_back_late_cannot_deliver_a_reissued_group(fake_service):
     # Task 0's first attempt has its group in hand when its replica is killed; the health check
     # declares the replica dead, task 0 is re-issued and delivered by another replica, and only
@@ -117,13 +125,9 @@ def test_a_replica_that_comes_back_late_cannot_deliver_a_reissued_group(fake_ser
         _wait(lambda: fn.pool.current.fenced >= 1, "the late line to be fenced")
 
     _Gates(fn, {(0, 0): first, (0, 1): lambda _s: second_read.set(), (2, 0): held})
-    types = load_types()
 
     async def run():
-        step = asyncio.ensure_future(fn(types.TrainInput(rollout_id=0)))
-        await asyncio.to_thread(first_read.wait, 120)
-        os.killpg(late["slot"].replica.process.pid, signal.SIGKILL)
-        out = await step
+        out = await _step_killing_the_late_replica(fn, 0, first_read, late)
         await fn.pool.wait_restarts(120.0)
         return out
 
@@ -160,14 +164,10 @@ def test_a_line_from_an_earlier_step_is_fenced_in_the_next(fake_service):
         _wait(lambda: len(dispatches) == 2, "step 1 to start")
 
     _Gates(fn, {(0, 0): first})
-    types = load_types()
 
     async def run():
-        step0 = asyncio.ensure_future(fn(types.TrainInput(rollout_id=0)))
-        await asyncio.to_thread(first_read.wait, 120)
-        os.killpg(late["slot"].replica.process.pid, signal.SIGKILL)
-        out0 = await step0
-        out1 = await fn(types.TrainInput(rollout_id=1))
+        out0 = await _step_killing_the_late_replica(fn, 0, first_read, late)
+        out1 = await fn(load_types().TrainInput(rollout_id=1))
         await asyncio.to_thread(_wait, lambda: dispatches[0].fenced >= 1, "the late line to be fenced")
         await fn.pool.wait_restarts(120.0)
         return out0, out1
@@ -220,9 +220,11 @@ def test_a_replica_is_alive_again_only_once_it_answers_health_and_a_failed_resta
         out1 = train(fn, 1)
         assert task_indices(out1.samples) == [4, 5, 0, 1]
         assert out1.metrics["envroll/replica/1/groups"] == 0.0
+        asyncio.run(pool.wait_restarts(120.0))  # the step's own try gives up as well
         assert not pool.slots[1].alive
         procs[1].wait(10)
         procs[1] = _fake_serve(cfg, ports[1])
+        _wait(pool.slots[1].replica.client.health, "the service to come back on its port")
         # The next step tries the restart again; the slot is back once /health answers.
         out2 = train(fn, 2)
         assert task_indices(out2.samples) == [2, 3, 4, 5]
