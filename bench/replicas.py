@@ -1,7 +1,8 @@
 """groups/s of a train step with 1, 2, 3 rollout-service replicas (local processes) against the
 built-in engine, side by side: the three pools run at once and their steps are interleaved
 (rep r times K = 1, 2, 3 in a rotated order), so load drift on a shared machine hits each K alike.
-Also the CPU one rollout costs the replicas (user+sys of their `envroll serve`s) and the engine.
+Also the CPU one rollout costs the replicas (user+sys of their `envroll serve`s), the engine,
+and this trainer process (reading and converting the groups: one process reads every replica).
 
     .venv/bin/python bench/replicas.py [--groups 48] [--n 4] [--in-flight 64] [--reps 3] [--replicas 1,2,3] [--tasks tool-math]
 
@@ -71,14 +72,16 @@ def make_pool(k: int, opts, engine: str, tmp: Path) -> EnvrollRolloutFn:
 def time_step(fn: EnvrollRolloutFn, rollout_id: int, engine_pid: int, opts) -> dict:
     pids = [s.replica.process.pid for s in fn.pool.slots]
     cpu0, eng0 = sum(cpu_seconds(p) for p in pids), cpu_seconds(engine_pid)
-    t0 = time.monotonic()
+    t0, own0 = time.monotonic(), time.process_time()
     out = asyncio.run(fn(load_types().TrainInput(rollout_id=rollout_id)))
-    wall = time.monotonic() - t0
+    wall, own = time.monotonic() - t0, time.process_time() - own0
     cpu, eng = sum(cpu_seconds(p) for p in pids) - cpu0, cpu_seconds(engine_pid) - eng0
     rollouts = opts.groups * opts.n
     return {"wall_s": round(wall, 2), "groups_per_s": round(opts.groups / wall, 2),
             "replica_cpu_ms_per_rollout": round(1000 * cpu / rollouts, 2),
             "engine_cpu_ms_per_rollout": round(1000 * eng / rollouts, 2),
+            "trainer_cpu_ms_per_rollout": round(1000 * own / rollouts, 2),
+            "turns_per_rollout": round(out.metrics.get("envroll/num_turns_mean", 0.0), 2),
             "groups_by_replica": [out.metrics[f"envroll/replica/{i}/groups"] for i in range(len(pids))]}  # fmt: skip
 
 
@@ -108,7 +111,7 @@ def main() -> None:
                     r = time_step(fns[k], rep + 1, engine.pid, opts)
                     runs[k].append(r)
                     print(f"rep {rep} K={k}: {r['groups_per_s']} groups/s, {r['replica_cpu_ms_per_rollout']} ms replica CPU "
-                          f"+ {r['engine_cpu_ms_per_rollout']} ms engine CPU per rollout, groups per replica "
+                          f"+ {r['engine_cpu_ms_per_rollout']} ms engine + {r['trainer_cpu_ms_per_rollout']} ms trainer CPU per rollout, groups per replica "
                           f"{r['groups_by_replica']}", flush=True)  # fmt: skip
     finally:
         for fn in fns.values():
@@ -120,6 +123,8 @@ def main() -> None:
                 "vs_1_replica": round(statistics.median(a["groups_per_s"] / b["groups_per_s"] for a, b in zip(runs[k], runs[ks[0]])), 2),
                 "replica_cpu_ms_per_rollout": med(k, "replica_cpu_ms_per_rollout"),
                 "engine_cpu_ms_per_rollout": med(k, "engine_cpu_ms_per_rollout"),
+                "trainer_cpu_ms_per_rollout": med(k, "trainer_cpu_ms_per_rollout"),
+                "turns_per_rollout": med(k, "turns_per_rollout"),
                 "reps_groups_per_s": [r["groups_per_s"] for r in runs[k]]} for k in ks]  # fmt: skip
     print(json.dumps({"cores": os.cpu_count(), "load_1m_before": round(load_before[0], 1),
                       "load_1m_after": round(os.getloadavg()[0], 1), "groups": opts.groups, "n": opts.n,
