@@ -6,11 +6,13 @@
  * can be used (`"qwen3"` or an exact Qwen3 hub name).
  */
 import { isCheckpointFolder, isQwen3HubName, loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
+import { GptOssRenderer } from "./harmony.ts";
 import { identifyTemplate, type RendererKind, type TemplateIdentity } from "./identity.ts";
 import { JinjaRenderer } from "./jinja.ts";
 import { Qwen3Renderer } from "./qwen3.ts";
 import type { Renderer } from "./renderer.ts";
 
+export { GptOssRenderer, type GptOssRendererConfig } from "./harmony.ts";
 export { identifyTemplate, KNOWN_TEMPLATES, type TemplateIdentity, templateSha256 } from "./identity.ts";
 export { JinjaRenderer, type JinjaRendererOptions } from "./jinja.ts";
 export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3.ts";
@@ -39,12 +41,12 @@ export interface CreateRendererOptions {
 }
 
 /** Renderer names that may be given instead of a model (`--client.renderer NAME`). */
-export const RENDERER_NAMES: readonly string[] = ["qwen3", "deepseek-v3", "generic"];
+export const RENDERER_NAMES: readonly string[] = ["qwen3", "deepseek-v3", "gpt-oss", "generic"];
 
 export const KNOWN_RENDERERS = [
   "a checkpoint folder (the renderer follows its chat template)",
   "qwen3 (also the Qwen3 hub names, e.g. Qwen/Qwen3-8B)",
-  "deepseek-v3 or generic (with tokenizerPath)",
+  "deepseek-v3, gpt-oss or generic (with tokenizerPath)",
 ];
 
 /** True for names that select the carried Qwen3 tokenizer and renderer without a folder. */
@@ -89,7 +91,7 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
         toolParser: options.toolParser ?? "deepseek-v3",
       });
     case "gpt-oss":
-      throw new Error(`${folder}: ${id.reason}, and the gpt-oss renderer is not available yet`);
+      return gptOss(options, tok);
     default:
       if (id.family === null) warn(genericWarning(folder, id));
       return generic(model === "generic" ? (id.family ?? "generic") : model, tok, options);
@@ -115,6 +117,30 @@ function qwen3(options: CreateRendererOptions, tok: Tokenizer): Qwen3Renderer {
     },
     tok,
   );
+}
+
+/** The gpt-oss template's own variables (`apply_chat_template(reasoning_effort=…)`), and the date it prints. */
+const GPT_OSS_VARS: Record<string, "reasoningEffort" | "modelIdentity" | "currentDate"> = {
+  reasoning_effort: "reasoningEffort",
+  model_identity: "modelIdentity",
+  current_date: "currentDate",
+};
+
+function gptOss(options: CreateRendererOptions, tok: Tokenizer): GptOssRenderer {
+  if (options.preserveAllThinking || options.preserveThinkingBetweenToolCalls)
+    throw new Error(
+      "gpt-oss: the renderer follows the template's reasoning rules and cannot preserve dropped reasoning",
+    );
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options.templateVars ?? {})) {
+    const field = GPT_OSS_VARS[key];
+    if (!field)
+      throw new Error(
+        `gpt-oss: unknown template variable "${key}" (known: ${Object.keys(GPT_OSS_VARS).join(", ")})`,
+      );
+    config[field] = value;
+  }
+  return new GptOssRenderer(tok, config);
 }
 
 function generic(name: string, tok: Tokenizer, options: CreateRendererOptions): JinjaRenderer {
