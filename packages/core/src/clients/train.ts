@@ -235,9 +235,10 @@ function toRenderTool(tool: Tool): RenderTool {
 function toToolCall(call: ParsedToolCall, id: string): ToolCall {
   if (call.status === "ok") {
     const args =
-      typeof call.arguments === "string"
+      call.argumentsText ??
+      (typeof call.arguments === "string"
         ? call.arguments
-        : (rawJsonMember(call.raw, "arguments") ?? pyJsonDumps(call.arguments ?? {}));
+        : (rawJsonMember(call.raw, "arguments") ?? pyJsonDumps(call.arguments ?? {})));
     return { id, name: call.name ?? "", arguments: args };
   }
   return { id, name: call.name ?? "", arguments: call.raw };

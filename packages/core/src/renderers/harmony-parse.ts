@@ -105,7 +105,7 @@ function call(
 
 function argumentsCall(recipient: string, raw: string, span: [number, number]): ParsedToolCall {
   try {
-    return call(recipient, raw, pyJsonLoads(raw), span, "ok");
+    return { ...call(recipient, raw, pyJsonLoads(raw), span, "ok"), argumentsText: raw };
   } catch {
     return call(recipient, raw, raw, span, "invalid_json");
   }

@@ -78,6 +78,11 @@ export interface ParsedToolCall {
   tokenSpan: [number, number];
   status: ToolCallStatus;
   id: string | null;
+  /**
+   * The arguments exactly as sampled, where the format writes them as a JSON text of their own
+   * (gpt-oss): a tool call built from it re-renders to the sampled bytes.
+   */
+  argumentsText?: string;
 }
 
 export interface ParsedResponse {
