@@ -5,6 +5,8 @@
  * token, and a gpt-oss checkpoint folder gets this renderer.
  */
 import assert from "node:assert/strict";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { createRenderer, GptOssRenderer } from "../../packages/core/src/renderers/index.ts";
 import { goldens, gptOssCheckpoint, gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
@@ -121,4 +123,16 @@ test("gpt-oss: a tool without a description is refused naming the tool (the temp
     () => r.render([{ role: "user", content: "x" }], { tools }),
     /tools\[0\] \(f\)\.description must be a string/,
   );
+});
+
+test("a gpt-oss folder whose template is not the release's still gets the gpt-oss renderer, with a warning", () => {
+  const warnings: string[] = [];
+  createRenderer(gptOssCheckpoint(), { onWarning: (w) => warnings.push(w) });
+  assert.equal(warnings.length, 0, "the release template: no warning");
+  const folder = gptOssCheckpoint();
+  appendFileSync(join(folder, "chat_template.jinja"), "{# a fine-tune's edit #}");
+  const r = createRenderer(folder, { onWarning: (w) => warnings.push(w) });
+  assert.ok(r instanceof GptOssRenderer);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /is not the verified gpt-oss release template; the gpt-oss renderer follows/);
 });

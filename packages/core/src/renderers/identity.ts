@@ -84,13 +84,23 @@ function idsMatch(tok: Tokenizer, ids: Record<string, number>): string | null {
   return null;
 }
 
+/** The openai/gpt-oss-20b / -120b release's chat template, whose rules the gpt-oss renderer follows. */
+export const GPT_OSS_TEMPLATE_SHA256 = "a4c9919cbbd4acdd51ccffe22da049264b1b73e59055fa58811a99efbd7c8146";
+
 export function identifyTemplate(tok: Tokenizer): TemplateIdentity {
   if (idsMatch(tok, HARMONY_TOKENS) === null) {
+    const sha = tok.chatTemplate === null ? null : templateSha256(tok.chatTemplate);
+    const template =
+      sha === null
+        ? "it has no chat template"
+        : sha === GPT_OSS_TEMPLATE_SHA256
+          ? "its chat template is the verified gpt-oss release template"
+          : `its chat template (sha256 ${sha.slice(0, 12)}…) is not the verified gpt-oss release template`;
     return {
       renderer: "gpt-oss",
       family: "gpt-oss",
-      templateSha256: tok.chatTemplate === null ? null : templateSha256(tok.chatTemplate),
-      reason: "the vocabulary has harmony's special tokens (gpt-oss; harmony defines the format)",
+      templateSha256: sha,
+      reason: `the vocabulary has harmony's special tokens (gpt-oss) and ${template}`,
     };
   }
   if (tok.chatTemplate === null)

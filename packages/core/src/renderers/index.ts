@@ -7,7 +7,12 @@
  */
 import { isCheckpointFolder, isQwen3HubName, loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
 import { GptOssRenderer } from "./harmony.ts";
-import { identifyTemplate, type RendererKind, type TemplateIdentity } from "./identity.ts";
+import {
+  GPT_OSS_TEMPLATE_SHA256,
+  identifyTemplate,
+  type RendererKind,
+  type TemplateIdentity,
+} from "./identity.ts";
 import { JinjaRenderer } from "./jinja.ts";
 import { Qwen3Renderer } from "./qwen3.ts";
 import type { Renderer } from "./renderer.ts";
@@ -91,6 +96,10 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
         toolParser: options.toolParser ?? "deepseek-v3",
       });
     case "gpt-oss":
+      // Harmony is the format whatever the folder's template; one that is not the release's may
+      // write some turns differently from the rules the renderer follows.
+      if (id.templateSha256 !== null && id.templateSha256 !== GPT_OSS_TEMPLATE_SHA256)
+        warn(`${folder}: ${id.reason}; the gpt-oss renderer follows the release template's rules`);
       return gptOss(options, tok);
     default:
       if (id.family === null) warn(genericWarning(folder, id));
