@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { builtinReferenceBook } from "envroll/internal/references.ts";
 
 interface EngineCliOptions {
+  model?: string;
   host: string;
   port: string;
   policy: string;
@@ -29,6 +30,10 @@ export function registerEngineCommand(program: Command): void {
   program
     .command("engine")
     .description("Serve SGLang's native /generate API from a protocol-faithful stand-in engine (not a model)")
+    .option(
+      "--model <folder>",
+      "checkpoint folder to serve (tokenizer.json, tokenizer_config.json, chat_template.jinja); default: Qwen3",
+    )
     .option("--host <host>", "bind address (non-loopback requires --token)", "127.0.0.1")
     .option("--port <n>", "port (0 = any free port)", "30000")
     .option(
@@ -54,6 +59,7 @@ export function registerEngineCommand(program: Command): void {
     .option("--return-original-logprob", "report pre-temperature logprobs")
     .action(async (o: EngineCliOptions) => {
       const engine = await startEngine({
+        model: o.model,
         host: o.host,
         port: int(o.port, "--port"),
         policy: o.policy,

@@ -13,6 +13,7 @@ import { type Environment, loadEnvironment } from "envroll/internal/environment.
 import type { ResumeWork } from "envroll/internal/outputs/resume.ts";
 import { type ReferenceBook, type ReferenceStats, referenceBook } from "envroll/internal/references.ts";
 import type { Taskset } from "envroll/internal/task.ts";
+import { isCheckpointFolder } from "envroll/internal/tokenizer/index.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { enableThinking, makeClient } from "./client-factory.ts";
 
@@ -49,17 +50,20 @@ export interface EvalBackend {
   close(): Promise<void>;
 }
 
-/** The model name the built-in engine reports; its replies are tokenized as Qwen3. */
+/** The model name the built-in engine reports when it serves the carried Qwen3 files. */
 export const BUILTIN_MODEL = "envroll-engine/reference";
 
-/** The TrainClient settings for the built-in engine (it tokenizes as Qwen3). */
-function builtinClient(url: string): ClientConfig {
+/**
+ * The TrainClient settings for the built-in engine: the renderer follows the checkpoint folder
+ * it serves (`--model DIR`), else Qwen3.
+ */
+function builtinClient(url: string, folder: string | null): ClientConfig {
   return {
     type: "train",
     base_url: url,
     api_key_var: null,
     headers: {},
-    renderer: "qwen3",
+    renderer: folder === null ? "qwen3" : null,
     renderer_model_name: null,
     timeout: null,
     deadline: { ...DEFAULT_DEADLINE },
@@ -78,12 +82,13 @@ export async function openBackend(
   // bound to the taskset's reference book once they have.
   let book: ReferenceBook | null = null;
   if (endpoint.kind === "builtin") {
+    const folder = isCheckpointFolder(config.model) ? config.model : null;
     engine = await startEngine({
       policy: "reference",
       reference: (messages, rng) => book?.answer(messages, rng) ?? null,
-      modelName: BUILTIN_MODEL,
+      ...(folder ? { model: folder } : { modelName: BUILTIN_MODEL }),
     });
-    clientConfig = builtinClient(engine.url);
+    clientConfig = builtinClient(engine.url, folder);
   } else clientConfig = endpoint.client;
   let env: Environment | null = null;
   try {

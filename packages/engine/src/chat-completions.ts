@@ -1,7 +1,7 @@
 /**
  * `POST /v1/chat/completions` on a worker: SGLang's OpenAI-compatible route over the same core.
- * The messages (and tools) are rendered with the Qwen3 chat template the engine's policies read,
- * the policy answers the rendered prompt exactly as on /generate, and the completion ids are
+ * The messages (and tools) are rendered with the served model's renderer (the format the
+ * engine's policies read), the policy answers the rendered prompt exactly as on /generate, and the completion ids are
  * parsed back into an assistant message (reasoning and tool calls split out). So an EvalClient
  * (`--openai`) and judges run offline against the same replies a TrainClient would get.
  *
@@ -11,8 +11,6 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { messagesFromWire, toolsFromWire } from "envroll/internal/interception/wire.ts";
-import { createRenderer } from "envroll/internal/renderers/index.ts";
-import type { Renderer } from "envroll/internal/renderers/renderer.ts";
 import type { EngineCore, JobResult } from "./core.ts";
 import { BadRequest, parseSampling } from "./sampling.ts";
 
@@ -36,13 +34,6 @@ const SAMPLING_KEYS: Record<string, string> = {
   ignore_eos: "ignore_eos",
   skip_special_tokens: "skip_special_tokens",
   no_stop_trim: "no_stop_trim",
-};
-
-let qwen3: Renderer | null = null;
-/** One renderer per process: loading the tokenizer is the costly part and renderers are stateless. */
-const renderer = () => {
-  qwen3 ??= createRenderer("qwen3");
-  return qwen3;
 };
 
 export interface ChatContext {
@@ -92,7 +83,7 @@ export async function handleChatCompletion(
   ctx: ChatContext,
 ): Promise<Record<string, unknown>> {
   const { b, messages, tools, thinking } = readRequest(body);
-  const r = renderer();
+  const r = ctx.core.opts.model.renderer;
   const rendered = r.render(messages, { tools, addGenerationPrompt: true, enableThinking: thinking });
   const promptIds = rendered.tokenIds;
   const sampling = samplingParams(b, promptIds.length, ctx.core.opts.contextLength);

@@ -6,7 +6,7 @@
  */
 import type { Rng } from "envroll/internal/random.ts";
 import type { EngineSampling } from "./sampling.ts";
-import { EOS_IDS, IM_END } from "./special-tokens.ts";
+import type { ServedModel } from "./served-model.ts";
 import type { EngineTokenizer } from "./types.ts";
 
 export type FinishReason =
@@ -22,18 +22,20 @@ export interface PlannedCompletion {
 
 /**
  * `replyIds` is the policy's full intended reply. When it runs out before a stop, the model
- * "would" close its turn: `<|im_end|>` is emitted, or with `ignore_eos` the reply repeats.
+ * "would" close its turn: its close id (`<|im_end|>` for Qwen3) is emitted, or with
+ * `ignore_eos` the reply repeats. The model's stop ids are its EOS.
  */
 export function planCompletion(
   replyIds: readonly number[],
   sampling: EngineSampling,
-  tokenizer: EngineTokenizer,
+  model: Pick<ServedModel, "tokenizer" | "stopIds" | "closeId">,
   rng: Rng,
   originalLogprob: boolean,
 ): PlannedCompletion {
   const { maxNewTokens } = sampling;
+  const { tokenizer, closeId } = model;
   const stopIds = new Set<number>(sampling.stopTokenIds);
-  if (!sampling.ignoreEos) for (const id of EOS_IDS) stopIds.add(id);
+  if (!sampling.ignoreEos) for (const id of model.stopIds) stopIds.add(id);
   const filler = replyIds.filter((id) => !stopIds.has(id));
   const stopStrings = sampling.stop;
   // How many trailing tokens can hold a stop string: a byte-level token may carry a single byte,
@@ -52,8 +54,8 @@ export function planCompletion(
     }
     let tok: number;
     if (cursor < replyIds.length) tok = replyIds[cursor++];
-    else if (!sampling.ignoreEos && ids.length >= sampling.minNewTokens) tok = IM_END;
-    else tok = filler.length ? filler[fillerAt++ % filler.length] : IM_END;
+    else if (!sampling.ignoreEos && ids.length >= sampling.minNewTokens) tok = closeId;
+    else tok = filler.length ? filler[fillerAt++ % filler.length] : closeId;
     // Before min_new_tokens SGLang masks stop tokens out of the distribution: never sampled.
     if (stopIds.has(tok) && ids.length < sampling.minNewTokens) {
       if (cursor >= replyIds.length && filler.length === 0) tok = tokenizer.encode(" ")[0];

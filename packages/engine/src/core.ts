@@ -13,13 +13,22 @@ import { lastMessage, lastMessageFromIds } from "./policies/chat-prompt.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import type { GenerateJob } from "./request.ts";
 import { BadRequest } from "./sampling.ts";
-import { IM_END } from "./special-tokens.ts";
-import type { EngineStats, EngineTokenizer, PolicyContext, PolicyFn, PromptMessage } from "./types.ts";
+import type { ServedModel } from "./served-model.ts";
+import type {
+  ChatMessage,
+  EngineStats,
+  EngineTokenizer,
+  PolicyContext,
+  PolicyFn,
+  PolicyReply,
+  PromptMessage,
+} from "./types.ts";
 
 /** One worker's counters; faults and per-worker routing are the front server's business. */
 export type CoreStats = Omit<EngineStats, "faults" | "workers">;
 
 export interface CoreOptions {
+  model: ServedModel;
   tokenizer: EngineTokenizer;
   policy: PolicyFn;
   seed: number;
@@ -95,7 +104,8 @@ export class EngineCore {
 
   /** Decides the whole completion up front; emission over time is `run`'s business. */
   plan(job: GenerateJob): PlannedCompletion {
-    const { tokenizer, policy, seed } = this.opts;
+    const { tokenizer, policy, seed, model } = this.opts;
+    const format = model.format;
     const base = hashIds(
       job.promptIds,
       hashString(
@@ -105,6 +115,7 @@ export class EngineCore {
     );
     let promptText: string | undefined;
     let last: PromptMessage | null | undefined;
+    let messages: ChatMessage[] | undefined;
     const ctx: PolicyContext = {
       promptIds: job.promptIds,
       get promptText() {
@@ -114,24 +125,24 @@ export class EngineCore {
       get lastMessage() {
         if (last === undefined)
           last =
-            promptText !== undefined ? lastMessage(promptText) : lastMessageFromIds(job.promptIds, tokenizer);
+            promptText !== undefined
+              ? lastMessage(promptText, format)
+              : lastMessageFromIds(job.promptIds, tokenizer, format);
         return last;
       },
+      get messages() {
+        messages ??= format ? format.messages(this.promptText) : [];
+        return messages;
+      },
+      family: model.format ? model.family : null,
       sampling: job.sampling,
       rid: job.rid,
       rng: mulberry32(base),
     };
-    const reply = policy(ctx);
-    const replyIds =
-      typeof reply === "string"
-        ? [...tokenizer.encode(reply), IM_END]
-        : "ids" in reply
-          ? reply.ids
-          : [...tokenizer.encode(reply.text), IM_END];
     return planCompletion(
-      replyIds,
+      replyIds(policy(ctx), model),
       job.sampling,
-      tokenizer,
+      model,
       mulberry32(base ^ 0x9e3779b9),
       this.opts.returnOriginalLogprob,
     );
@@ -219,4 +230,11 @@ export class EngineCore {
   stats(): CoreStats {
     return { ...this.counters, inFlight: this.inflight.size, weightVersion: this.weightVersion };
   }
+}
+
+function replyIds(reply: PolicyReply, model: ServedModel): number[] {
+  if (typeof reply === "string") return model.replyIds({ content: reply, tool_calls: [] });
+  if ("ids" in reply) return reply.ids;
+  if ("turn" in reply) return model.replyIds(reply.turn);
+  return model.replyIds({ content: reply.text, tool_calls: [] });
 }

@@ -4,15 +4,16 @@
  */
 
 import { isLoopback } from "envroll/internal/http/index.ts";
-import { loadTokenizer } from "envroll/internal/tokenizer/index.ts";
 import { type CoreStats, EngineCore } from "./core.ts";
 import { emptyFaultCounts, FaultInjector } from "./faults.ts";
 import { policyName, resolvePolicy } from "./policies/index.ts";
 import { startRouter } from "./router.ts";
+import { servedModel } from "./served-model.ts";
 import { type RunningServer, startWorker } from "./server.ts";
 import type { EngineHandle, EngineOptions, EngineStats } from "./types.ts";
 
 export { FAULT_KINDS, parseFaultKinds } from "./faults.ts";
+export { FORMAT_FAMILIES } from "./formats/index.ts";
 export {
   chatMessages,
   formatReferenceTurn,
@@ -20,6 +21,7 @@ export {
   referencePolicy,
   resolvePolicy,
 } from "./policies/index.ts";
+export { type ServedModel, servedModel, unreadableFormat } from "./served-model.ts";
 export type {
   ChatMessage,
   EngineHandle,
@@ -43,10 +45,11 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EngineHandl
   if (!isLoopback(host) && !opts.token) {
     throw new Error(`binding ${host} exposes the engine beyond this machine: pass a token (--token)`);
   }
-  const tokenizer = opts.tokenizer ?? loadTokenizer("qwen3");
+  const model = servedModel(opts.model);
   const policy = resolvePolicy(opts.policy, opts.reference);
   const seed = opts.seed ?? 0;
-  const modelName = opts.modelName ?? `envroll-engine/${policyName(opts.policy)}`;
+  // A served folder is reported as SGLang reports --model-path, so a client can take it as is.
+  const modelName = opts.modelName ?? (opts.model ? model.path : `envroll-engine/${policyName(opts.policy)}`);
   const faults = opts.faults && opts.faults.rate > 0 ? new FaultInjector({ seed, ...opts.faults }) : null;
   const workerCount = Math.max(0, opts.workers ?? 0);
   const bodyLimit = opts.bodyLimit ?? 64 * 1024 * 1024;
@@ -56,7 +59,8 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EngineHandl
     { length: Math.max(1, workerCount) },
     (_, i) =>
       new EngineCore({
-        tokenizer,
+        model,
+        tokenizer: model.tokenizer,
         policy,
         seed: seed + i,
         contextLength: opts.contextLength ?? DEFAULT_CONTEXT,

@@ -20,6 +20,7 @@ import { errorBody, validationBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";
 import { applyFault, handleGenerate } from "./generate-handler.ts";
 import { BadRequest } from "./sampling.ts";
+import { MODEL_TYPES } from "./served-model.ts";
 import type { EngineOptions, FaultKind } from "./types.ts";
 
 export interface WorkerConfig {
@@ -57,16 +58,17 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
 
   const chatCtx = { core, modelName: cfg.modelName };
 
+  const served = core.opts.model;
   const modelInfo = () => ({
     model_path: cfg.modelName,
-    tokenizer_path: "Qwen/Qwen3-0.6B",
+    tokenizer_path: served.path === "qwen3" ? "Qwen/Qwen3-0.6B" : served.path,
     is_generation: true,
     preferred_sampling_params: null,
     weight_version: core.weightVersion,
     has_image_understanding: false,
     has_audio_understanding: false,
-    model_type: "qwen3",
-    architectures: ["Qwen3ForCausalLM"],
+    model_type: (served.family && MODEL_TYPES[served.family]) ?? null,
+    architectures: served.family === "qwen3" ? ["Qwen3ForCausalLM"] : null,
   });
   const modelCard = () => ({
     id: cfg.modelName,

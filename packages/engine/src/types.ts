@@ -4,7 +4,7 @@
 import type { Rng } from "envroll/internal/random.ts";
 import type { EngineSampling } from "./sampling.ts";
 
-/** What the engine needs from a tokenizer (the project's Qwen3 tokenizer satisfies it). */
+/** What the engine needs from a tokenizer (the project's tokenizers satisfy it). */
 export interface EngineTokenizer {
   encode(text: string): number[];
   decode(ids: number[], opts?: { skipSpecialTokens?: boolean }): string;
@@ -41,14 +41,21 @@ export interface PolicyContext {
   readonly promptText: string;
   /** The last message before the generation prompt (decodes only the prompt's tail), or null. */
   readonly lastMessage: PromptMessage | null;
+  /** The conversation before the generation prompt, read in the served model's chat format. */
+  readonly messages: readonly ChatMessage[];
+  /** The served model's family (`qwen3`, `llama-3`, …), or null for a template the engine cannot read. */
+  readonly family: string | null;
   readonly sampling: EngineSampling;
   readonly rid: string;
   /** Seeded from (engine seed, sampling_seed or rid, prompt): same inputs, same reply. */
   readonly rng: Rng;
 }
 
-/** A reply: text (encoded, then `<|im_end|>` appended) or exact ids (used verbatim). */
-export type PolicyReply = string | { text: string } | { ids: number[] };
+/**
+ * A reply: text (the content of a turn), a turn with tool calls (both written in the served
+ * model's format, ending with its stop token), or exact ids (used verbatim).
+ */
+export type PolicyReply = string | { text: string } | { turn: ReferenceTurn } | { ids: number[] };
 
 export type PolicyFn = (ctx: PolicyContext) => PolicyReply;
 
@@ -100,7 +107,11 @@ export interface EngineOptions {
   modelName?: string;
   /** Called with every parsed /generate body and its headers, for tests that pin the wire bytes. */
   onRequest?: (body: unknown, headers: Record<string, string | string[] | undefined>) => void;
-  tokenizer?: EngineTokenizer;
+  /**
+   * The model served: a checkpoint folder (its tokenizer, chat template and stop ids; the
+   * renderer is chosen from the template as a client's is), or "qwen3" (default, the carried files).
+   */
+  model?: string;
 }
 
 export interface EngineStats {

@@ -20,7 +20,7 @@ import {
 } from "envroll/internal/judges/rubric.ts";
 import { templatePattern } from "envroll/internal/judges/template.ts";
 import { containsAnswer } from "envroll/internal/text/answer-match.ts";
-import type { PolicyFn } from "../types.ts";
+import type { ChatMessage, PolicyFn } from "../types.ts";
 import { lastUserContent } from "./chat-prompt.ts";
 import { echoReply } from "./echo.ts";
 
@@ -52,9 +52,9 @@ function rubricVerdicts(g: Record<string, string>): string {
 }
 
 /** The verdict for a built-in judge prompt, or null when `promptText` is not one. */
-export function judgeReply(promptText: string): string | null {
+export function judgeReply(promptText: string, messages: readonly ChatMessage[]): string | null {
   if (!OPENINGS.some((o) => promptText.includes(o))) return null;
-  const last = lastUserContent(promptText);
+  const last = lastUserContent(messages);
   if (last === undefined) return null;
   const reference = REFERENCE.exec(last)?.groups;
   if (reference) return referenceVerdict(reference);
@@ -62,4 +62,4 @@ export function judgeReply(promptText: string): string | null {
   return rubric ? rubricVerdicts(rubric) : null;
 }
 
-export const judgePolicy: PolicyFn = (ctx) => judgeReply(ctx.promptText) ?? echoReply(ctx);
+export const judgePolicy: PolicyFn = (ctx) => judgeReply(ctx.promptText, ctx.messages) ?? echoReply(ctx);

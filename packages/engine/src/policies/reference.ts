@@ -1,30 +1,24 @@
 /**
  * `reference`: built-in judge prompts get the `judge` policy's verdict (so one engine serves a
  * judged eval offline); everything else gets the answers of a reference source (tasksets'
- * reference solutions, handed in by whoever starts the engine) in Qwen3's chat format; a
- * conversation the source has no answer for gets the echo reply. The engine knows no taskset.
+ * reference solutions, handed in by whoever starts the engine), written in the served model's
+ * chat format; a conversation the source has no answer for gets the echo reply. The engine
+ * knows no taskset. The solvers still in the engine read Qwen3 prompts only.
  */
-import type { PolicyFn, ReferenceSource, ReferenceTurn } from "../types.ts";
-import { chatMessages } from "./chat-prompt.ts";
+import type { PolicyFn, ReferenceSource } from "../types.ts";
 import { echoReply } from "./echo.ts";
 import { judgeReply } from "./judge.ts";
 import { findSolver } from "./reference/index.ts";
 
-/** The reply text: content, then each call as a Hermes-style `<tool_call>` block. */
-export function formatReferenceTurn(turn: ReferenceTurn): string {
-  const calls = turn.tool_calls.map(
-    (c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`,
-  );
-  return [turn.content, ...calls].filter((part) => part !== "").join("\n");
-}
+export { formatReferenceTurn } from "../formats/index.ts";
 
 export function referencePolicy(source: ReferenceSource | undefined): PolicyFn {
   return (ctx) => {
-    const verdict = judgeReply(ctx.promptText);
+    const verdict = judgeReply(ctx.promptText, ctx.messages);
     if (verdict !== null) return verdict;
-    const turn = source?.(chatMessages(ctx.promptText), ctx.rng);
-    if (turn) return formatReferenceTurn(turn);
-    const solver = findSolver(ctx.promptText);
+    const turn = source?.(ctx.messages, ctx.rng);
+    if (turn) return { turn };
+    const solver = ctx.family === "qwen3" ? findSolver(ctx.promptText) : null;
     return solver ? solver.solve(ctx.promptText, ctx.rng) : echoReply(ctx);
   };
 }

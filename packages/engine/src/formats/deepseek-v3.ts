@@ -1,0 +1,59 @@
+/**
+ * DeepSeek-V3: `<｜begin▁of▁sentence｜>` + every system prompt, then `<｜User｜>content` and
+ * `<｜Assistant｜>content<｜end▁of▁sentence｜>`; tool results sit in a
+ * `<｜tool▁outputs▁begin｜>…<｜tool▁outputs▁end｜>` section, each output in
+ * `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`, and the assistant turn after them has no role
+ * marker of its own. Tool-call markup stays in the assistant's content.
+ */
+import type { PromptMessage } from "../types.ts";
+import { type ChatFormat, roleMessages } from "./format.ts";
+
+const MARK =
+  /<｜(begin▁of▁sentence|User|Assistant|end▁of▁sentence|tool▁output▁begin|tool▁output▁end|tool▁outputs▁end)｜>/g;
+
+function turns(text: string): PromptMessage[] {
+  const out: PromptMessage[] = [];
+  let open: { role: string; from: number } | null = null;
+  const close = (at: number) => {
+    if (open) out.push({ role: open.role, content: text.slice(open.from, at) });
+    open = null;
+  };
+  for (const m of text.matchAll(MARK)) {
+    const at = m.index;
+    const end = at + m[0].length;
+    switch (m[1]) {
+      case "begin▁of▁sentence":
+        open = { role: "system", from: end };
+        break;
+      case "User":
+        // The system prompt (possibly empty) ends where the first user turn begins.
+        if (open?.role === "system" && at === open.from) open = null;
+        close(at);
+        open = { role: "user", from: end };
+        break;
+      case "Assistant":
+        close(at);
+        open = { role: "assistant", from: end };
+        break;
+      case "tool▁output▁begin":
+        close(at);
+        open = { role: "tool", from: end };
+        break;
+      case "tool▁outputs▁end":
+        open = { role: "assistant", from: end };
+        break;
+      default:
+        // end▁of▁sentence, tool▁output▁end: the open turn is complete.
+        close(at);
+    }
+  }
+  // A user turn runs until the next marker; one left open at the end is still a complete turn.
+  if (open !== null && (open as { role: string }).role === "user") close(text.length);
+  return out;
+}
+
+export const deepseekV3Format: ChatFormat = {
+  family: "deepseek-v3",
+  turns,
+  messages: (text) => roleMessages(turns(text)),
+};
