@@ -68,20 +68,10 @@ describe("eval reverse-text on the built-in engine, per checkpoint family", () =
       });
       try {
         const out = mkdtempSync(join(tmpdir(), "envroll-families-"));
-        const res = await runCli([
-          "eval",
-          "reverse-text",
-          "--engine",
-          engine.url,
-          "--model",
-          dir,
-          "-n",
-          "2",
-          "-r",
-          "2",
-          "-o",
-          out,
-        ]);
+        // (temp paths hold no spaces)
+        const res = await runCli(
+          `eval reverse-text --engine ${engine.url} --model ${dir} -n 2 -r 2 -o ${out}`.split(" "),
+        );
         assert.equal(res.code, 0, res.stderr);
         const { traces } = readTraces(join(onlyRunDir(out), "traces.jsonl"));
         assert.equal(traces.length, 4);
