@@ -11,7 +11,7 @@ import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import type { Message, Tool } from "../../packages/core/src/types.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { bareSession } from "../runtime/helpers/session.ts";
-import { gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
+import { gptOssCheckpoint, gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
 
 const LOOKUP: Tool = {
   name: "lookup",
@@ -28,7 +28,7 @@ const replies: number[][] = [];
 before(async () => {
   const tok = gptOssTokenizer();
   engine = await startEngine({
-    tokenizer: tok,
+    model: gptOssCheckpoint(),
     policy: (ctx) => {
       const text = ctx.promptText.includes("<|start|>functions.lookup")
         ? "<|channel|>analysis<|message|>Got it.<|end|><|start|>assistant<|channel|>final<|message|>It means x.<|return|>"
