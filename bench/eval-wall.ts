@@ -1,7 +1,8 @@
 /**
  * Figure 5 — eval_1000_wall_s: `envroll eval reverse-text -n 1000` end to end through the CLI in
  * a subprocess (process start, config, the built-in engine started in-process by the CLI,
- * 1,000 single-turn rollouts, traces.jsonl, summary.json, report.html), as a user runs it.
+ * 1,000 single-turn rollouts, traces.jsonl, summary.json, report.html), as a user runs it: through
+ * the bin, which runs the built CLI when dist/ is current (`npm run build`) and the sources otherwise.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,11 +16,10 @@ export const EVAL_ARGS = ["eval", "reverse-text", "-n", "1000"];
 function runEval(outDir: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", "packages/cli/src/main.ts", ...EVAL_ARGS, "-o", outDir],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, ["packages/cli/bin/envroll.mjs", ...EVAL_ARGS, "-o", outDir], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let tail = "";
     const keep = (c: Buffer) => {
       tail = (tail + c.toString("utf8")).slice(-2000);

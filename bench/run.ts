@@ -5,7 +5,7 @@
  *
  *   npm run bench                 full run, 3 repetitions per figure (~10 minutes on 2 cores)
  *   npm run bench -- --quick      ~1–2 minute version (smaller counts, 1 repetition)
- *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects
+ *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup
  *   npm run bench -- --reps N     repetitions per figure (the figure is their median)
  */
 import os from "node:os";
@@ -16,6 +16,7 @@ import { type BenchOptions, type Figure, note, printFigure } from "./lib/report.
 import { memory } from "./memory.ts";
 import { renderer } from "./renderer.ts";
 import { cpuPressure, writeResults } from "./results.ts";
+import { startup } from "./startup.ts";
 import { throughput } from "./throughput.ts";
 
 const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
@@ -25,6 +26,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   memory,
   eval: evalWall,
   dialects,
+  startup,
 };
 
 function parseArgs(argv: string[]): { options: BenchOptions; only: string[]; out: string | null } {

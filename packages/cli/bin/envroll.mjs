@@ -1,6 +1,28 @@
 #!/usr/bin/env node
-// Thin launcher: runs the TypeScript CLI through tsx so `npx envroll` works without a build step.
-import { register } from "tsx/esm/api";
+/**
+ * The `envroll` command. Runs the built JavaScript (dist/, from `npm run build`, which `npm ci`
+ * runs as `prepare`) when this package, the engine and the library were all built from the
+ * sources now in their src/; otherwise the TypeScript sources through tsx, so a source edit
+ * never runs stale and a checkout that was never built still works. ENVROLL_FROM_SOURCE=1
+ * forces the sources.
+ */
+import { register } from "node:module";
+import { fileURLToPath } from "node:url";
+import { builtIsCurrent } from "envroll/build-stamp.mjs";
 
-register();
-await import("../src/main.ts");
+const packageDir = (url) => fileURLToPath(new URL(".", url));
+const dirs = [
+  packageDir(import.meta.resolve("envroll/package.json")),
+  packageDir(import.meta.resolve("@envroll/engine/package.json")),
+  fileURLToPath(new URL("../", import.meta.url)),
+];
+
+if (process.env.ENVROLL_FROM_SOURCE !== "1" && dirs.every(builtIsCurrent)) {
+  await import("../dist/main.js");
+} else {
+  const { register: registerTsx } = await import("tsx/esm/api");
+  registerTsx();
+  // Package entries (`import … from "envroll"` in a taskset) resolve to src/ as well.
+  register("./source-conditions.mjs", import.meta.url);
+  await import("../src/main.ts");
+}

@@ -3,7 +3,7 @@
  * until interrupted. Binds 127.0.0.1 unless told otherwise; any other host requires --token.
  */
 
-import { parseFaultKinds, startEngine } from "@envroll/engine";
+import { parseFaultKinds, startEngine } from "@envroll/engine/internal/index.ts";
 import type { Command } from "commander";
 import { builtinReferenceBook } from "envroll/internal/references.ts";
 

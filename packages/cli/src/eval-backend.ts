@@ -5,7 +5,7 @@
  * are testable with a fake and unaffected by changes inside the runtime.
  */
 
-import { startEngine } from "@envroll/engine";
+import { startEngine } from "@envroll/engine/internal/index.ts";
 import type { Client } from "envroll/internal/clients/client.ts";
 import { TrainClient } from "envroll/internal/clients/train.ts";
 import { type ClientConfig, DEFAULT_DEADLINE, type EnvConfig } from "envroll/internal/config/schema.ts";

@@ -3,15 +3,25 @@
  * file and registers itself here; the library never imports from src/cli.
  */
 import { Command } from "commander";
-import { registerEngineCommand } from "./engine.ts";
-import { registerEvalCommand } from "./eval.ts";
-import { registerExportCommand } from "./export.ts";
-import { registerInitCommand } from "./init.ts";
 import { stopWhenOrphaned } from "./orphan.ts";
-import { registerScoreCommand } from "./score.ts";
-import { registerServeCommand } from "./serve.ts";
-import { registerTokensCommand } from "./tokens.ts";
-import { registerValidateCommand } from "./validate.ts";
+
+type Register = (program: Command) => void;
+
+/**
+ * The commands in help order, each in its own file. Only the command being run is imported
+ * (start-up: `eval` never loads the export, init or tokens code); help, `--version` and an
+ * unknown command load them all, so help lists every one and commander's errors stay its own.
+ */
+const COMMANDS: [name: string, load: () => Promise<Register>][] = [
+  ["eval", async () => (await import("./eval.ts")).registerEvalCommand],
+  ["validate", async () => (await import("./validate.ts")).registerValidateCommand],
+  ["init", async () => (await import("./init.ts")).registerInitCommand],
+  ["export", async () => (await import("./export.ts")).registerExportCommand],
+  ["serve", async () => (await import("./serve.ts")).registerServeCommand],
+  ["engine", async () => (await import("./engine.ts")).registerEngineCommand],
+  ["score", async () => (await import("./score.ts")).registerScoreCommand],
+  ["tokens", async () => (await import("./tokens.ts")).registerTokensCommand],
+];
 
 const program = new Command();
 program
@@ -22,15 +32,10 @@ program
 
 stopWhenOrphaned();
 
-// Command registrations (one line per command file).
-registerEvalCommand(program);
-registerValidateCommand(program);
-registerInitCommand(program);
-registerExportCommand(program);
-registerServeCommand(program);
-registerEngineCommand(program);
-registerScoreCommand(program);
-registerTokensCommand(program);
+// Only a command name in first place picks one: `envroll --help eval` is the program's help.
+const chosen = COMMANDS.filter(([name]) => name === process.argv[2]);
+const registers = await Promise.all((chosen.length > 0 ? chosen : COMMANDS).map(([, load]) => load()));
+for (const register of registers) register(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,6 +12,7 @@ import { didYouMean } from "./config/issues.ts";
 import { ConfigError } from "./errors.ts";
 import type { Taskset } from "./task.ts";
 import { builtinTasksets } from "./tasksets/index.ts";
+import { importUserModule } from "./user-module.ts";
 
 /** This package's own folder (packages/core in a checkout), for install hints. */
 const CORE_DIR = fileURLToPath(new URL("../", import.meta.url));
@@ -115,7 +116,7 @@ function standaloneHint(path: string, message: string): string {
 async function loadModule(path: string): Promise<Taskset<any, any>> {
   let mod: Record<string, unknown>;
   try {
-    mod = await import(pathToFileURL(resolve(path)).href);
+    mod = await importUserModule(pathToFileURL(resolve(path)).href);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     throw new ConfigError(`taskset.id: cannot import ${path}: ${message}${standaloneHint(path, message)}`, {

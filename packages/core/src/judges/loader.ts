@@ -13,6 +13,7 @@ import { ConfigError, errorMessage, JudgeError } from "../errors.ts";
 import { looksLikePath } from "../loaders.ts";
 import type { TraceView } from "../task.ts";
 import type { TaskData } from "../types.ts";
+import { importUserModule } from "../user-module.ts";
 import { builtinJudge, builtinJudges } from "./builtins.ts";
 import { type CallScope, callJudge, JUDGE_RETRY, type JudgeCallRecord, type JudgeEndpoint } from "./call.ts";
 import { checkOwnKeys, judgePath, ownKeys } from "./config.ts";
@@ -63,7 +64,7 @@ function isDefinition(v: unknown): v is JudgeDefinition<any, any> {
 async function importDefinition(id: string, where: string): Promise<JudgeDefinition<any, any>> {
   let mod: Record<string, unknown>;
   try {
-    mod = await import(looksLikePath(id) ? pathToFileURL(resolve(id)).href : id);
+    mod = await importUserModule(looksLikePath(id) ? pathToFileURL(resolve(id)).href : id);
   } catch (e) {
     const known = Object.keys(builtinJudges);
     const hint = looksLikePath(id) ? "" : `${didYouMean(id, known)} (built-in: ${known.join(", ")})`;

@@ -4,15 +4,31 @@
  * rollout whose harness never lists tools never starts the server) and says what went wrong —
  * with the tail of the server's stderr — when the server cannot be reached.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, ToolsetError } from "../errors.ts";
 import type { CallToolResult, McpTool, ToolProvider } from "./provider.ts";
 
 const STDERR_TAIL = 2000;
+
+/** The SDK's client side, imported on the first connect: most runs never start an MCP server. */
+let sdk:
+  | Promise<{
+      client: typeof import("@modelcontextprotocol/sdk/client/index.js");
+      stdio: typeof import("@modelcontextprotocol/sdk/client/stdio.js");
+      http: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+      types: typeof import("@modelcontextprotocol/sdk/types.js");
+    }>
+  | undefined;
+function loadSdk() {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, stdio, http, types]) => ({ client, stdio, http, types }));
+  return sdk;
+}
 
 export type McpEndpoint =
   | { kind: "stdio"; argv: readonly string[]; env: Record<string, string>; cwd?: string }
@@ -30,11 +46,12 @@ export class McpClientProvider implements ToolProvider {
     private readonly timeoutMs: number,
   ) {}
 
-  private transport(): Transport {
+  private async transport(): Promise<Transport> {
+    const { http, stdio } = await loadSdk();
     const e = this.endpoint;
     if (e.kind === "http")
-      return new StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: e.headers } });
-    const t = new StdioClientTransport({
+      return new http.StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: e.headers } });
+    const t = new stdio.StdioClientTransport({
       command: e.argv[0]!,
       args: e.argv.slice(1),
       env: e.env,
@@ -65,9 +82,9 @@ export class McpClientProvider implements ToolProvider {
   private connect(): Promise<Client> {
     if (this.closed) return Promise.reject(new ToolsetError(`MCP server "${this.name}" is closed`));
     this.client ??= (async () => {
-      const client = new Client({ name: "envroll", version: "0.1.0" });
+      const client = new (await loadSdk()).client.Client({ name: "envroll", version: "0.1.0" });
       try {
-        await client.connect(this.transport(), { timeout: this.timeoutMs });
+        await client.connect(await this.transport(), { timeout: this.timeoutMs });
       } catch (e) {
         throw this.fail("cannot connect", e);
       }
@@ -118,6 +135,7 @@ export class McpClientProvider implements ToolProvider {
     } catch (e) {
       // The server answered with an error (unknown tool, bad arguments) or did not answer in
       // time: the model's call failed, which it sees. A lost connection is the server's failure.
+      const { McpError, ErrorCode } = (await loadSdk()).types;
       if (e instanceof McpError && e.code !== ErrorCode.ConnectionClosed)
         return { content: [{ type: "text", text: `error: ${e.message}` }], isError: true };
       throw this.fail(`tools/call ${tool} failed`, e);

@@ -11,7 +11,6 @@
 import { HttpError, sendJson } from "../http/index.ts";
 import type { InterceptionRoute, RouteContext } from "../interception/route.ts";
 import { attachmentsOf } from "./attach.ts";
-import { serveToolset } from "./serve.ts";
 
 const stateErrorBody = (message: string) => ({ error: message });
 
@@ -63,6 +62,8 @@ async function serveMcp(ctx: RouteContext): Promise<void> {
       404,
       `no MCP server "${name}" in this rollout (have: ${toolbox?.serverNames.join(", ") || "none"})`,
     );
+  // The SDK's server side loads with the first MCP request: most rollouts never make one.
+  const { serveToolset } = await import("./serve.ts");
   await serveToolset(
     {
       name,

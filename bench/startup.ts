@@ -1,0 +1,185 @@
+/**
+ * Start-up of the `envroll` command, from source (tsx compiling at run time, as before the
+ * build existed; `ENVROLL_FROM_SOURCE=1`) and built (dist/), alternated within each repetition:
+ *
+ * - `startup_help_ms_<mode>`: `envroll --help`, process spawn to exit;
+ * - `startup_first_rollout_ms_<mode>`: `envroll eval reverse-text -n 1 -r 1 --engine URL`,
+ *   spawn to the first `/generate` request reaching an engine in this process (config, taskset,
+ *   tokenizer, preflight, render: everything before the first rollout's model call);
+ * - `startup_eval_cpu_ms_<mode>`: that eval's CPU time (user + system) to its exit, read by a
+ *   preloaded module in the child (`--import`, so no timing code sits in the CLI);
+ * - `readme_eval_wall_s_<mode>`: the README's first command, `envroll eval reverse-text -n 8 -r 4`
+ *   (built-in engine in the CLI process), spawn to exit.
+ *
+ * The built CLI is built first when it is missing or stale (otherwise the bin would silently
+ * run from source in both modes).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { builtIsCurrent } from "../packages/core/build-stamp.mjs";
+import { builtinReferenceBook } from "../packages/core/src/references.ts";
+import { type PolicyFn, referencePolicy, startEngine } from "../packages/engine/src/index.ts";
+import { ROOT, runTs } from "./lib/child.ts";
+import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
+
+const BIN = join(ROOT, "packages/cli/bin/envroll.mjs");
+const MODES = ["source", "built"] as const;
+type Mode = (typeof MODES)[number];
+
+interface Run {
+  wallMs: number;
+  cpuMs: number;
+}
+
+/** Preloaded into each child: writes its CPU time to ENVROLL_BENCH_CPU_FILE as it exits. */
+const CPU_REPORTER = `import { writeFileSync } from "node:fs";
+process.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.ENVROLL_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });
+`;
+
+function runCli(mode: Mode, args: string[], dir: string, onSpawn?: (t0: number) => void): Promise<Run> {
+  const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    onSpawn?.(t0);
+    const child = spawn(process.execPath, ["--import", join(dir, "cpu-reporter.mjs"), BIN, ...args], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        ENVROLL_BENCH_CPU_FILE: cpuFile,
+        ENVROLL_FROM_SOURCE: mode === "source" ? "1" : "0",
+      },
+    });
+    let tail = "";
+    const keep = (c: Buffer) => {
+      tail = (tail + c.toString("utf8")).slice(-2000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) return reject(new Error(`envroll ${args.join(" ")} exited with ${code}:\n${tail}`));
+      resolve({ wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) });
+    });
+  });
+}
+
+async function ensureBuilt(): Promise<void> {
+  const dirs = ["packages/core", "packages/engine", "packages/cli"].map((d) => join(ROOT, d));
+  if (dirs.every(builtIsCurrent)) return;
+  note("startup: building dist/ (missing or older than src/)");
+  await runTs(join(ROOT, "scripts/build.mjs"));
+}
+
+export async function startup(o: BenchOptions): Promise<Figure[]> {
+  await ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), "envroll-bench-startup-"));
+  writeFileSync(join(dir, "cpu-reporter.mjs"), CPU_REPORTER);
+  const reference = referencePolicy((await builtinReferenceBook()).answer);
+  let firstGenerate: number | null = null;
+  const policy: PolicyFn = (ctx) => {
+    firstGenerate ??= performance.now();
+    return reference(ctx);
+  };
+  const engine = await startEngine({ policy, latencyMs: 0, tokenLatencyMs: 0 });
+  const help: Record<Mode, Run[]> = { source: [], built: [] };
+  const first: Record<Mode, number[]> = { source: [], built: [] };
+  const evalCpu: Record<Mode, number[]> = { source: [], built: [] };
+  const readme: Record<Mode, number[]> = { source: [], built: [] };
+  const reps = Math.max(o.reps, o.quick ? 2 : 5);
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      // Alternate which mode goes first, so a load swing does not always land on one side.
+      for (const mode of rep % 2 ? [...MODES].reverse() : MODES) {
+        help[mode].push(await runCli(mode, ["--help"], dir));
+        let spawnedAt = 0;
+        firstGenerate = null;
+        const run = await runCli(
+          mode,
+          [
+            "eval",
+            "reverse-text",
+            "-n",
+            "1",
+            "-r",
+            "1",
+            "--engine",
+            engine.url,
+            "--client.renderer",
+            "qwen3",
+            "-o",
+            join(dir, "out"),
+          ],
+          dir,
+          (t0) => {
+            spawnedAt = t0;
+          },
+        );
+        if (firstGenerate === null) throw new Error(`${mode}: the eval never reached /generate`);
+        first[mode].push((firstGenerate as number) - spawnedAt);
+        evalCpu[mode].push(run.cpuMs);
+        const wall = await runCli(
+          mode,
+          ["eval", "reverse-text", "-n", "8", "-r", "4", "-o", join(dir, "out")],
+          dir,
+        );
+        readme[mode].push(wall.wallMs / 1000);
+      }
+      note(
+        `startup rep ${rep + 1}: first rollout source ${first.source.at(-1)!.toFixed(0)} ms, built ${first.built.at(-1)!.toFixed(0)} ms`,
+      );
+    }
+  } finally {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const how = (args: string) =>
+    `node packages/cli/bin/envroll.mjs ${args} (ENVROLL_FROM_SOURCE=1 for source)`;
+  const figures: Figure[] = [];
+  for (const mode of MODES) {
+    figures.push(
+      {
+        name: `startup_help_ms_${mode}`,
+        value: median(help[mode].map((r) => r.wallMs)),
+        unit: "ms",
+        reps: help[mode].map((r) => r.wallMs),
+        cpu_ms: median(help[mode].map((r) => r.cpuMs)),
+        how: how("--help"),
+      },
+      {
+        name: `startup_first_rollout_ms_${mode}`,
+        value: median(first[mode]),
+        unit: "ms",
+        ...(mode === "built" ? { target: "< 300", met: median(first[mode]) < 300 } : {}),
+        reps: first[mode],
+        how: `${how("eval reverse-text -n 1 -r 1 --engine URL")}: spawn → first /generate`,
+      },
+      {
+        name: `startup_eval_cpu_ms_${mode}`,
+        value: median(evalCpu[mode]),
+        unit: "ms",
+        reps: evalCpu[mode],
+        how: `${how("eval reverse-text -n 1 -r 1 --engine URL")}: CPU to exit`,
+      },
+      {
+        name: `readme_eval_wall_s_${mode}`,
+        value: median(readme[mode]),
+        unit: "s",
+        reps: readme[mode],
+        how: how("eval reverse-text -n 8 -r 4"),
+      },
+    );
+  }
+  const ratio = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!);
+  const firstRatio = ratio(first.source, first.built);
+  figures.push({
+    name: "startup_first_rollout_source_over_built",
+    value: median(firstRatio),
+    unit: "ratio",
+    reps: firstRatio,
+  });
+  return figures;
+}

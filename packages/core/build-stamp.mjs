@@ -1,0 +1,44 @@
+/**
+ * Whether a package's built JavaScript (dist/) was made from the sources now in its src/. The
+ * build (scripts/build.mjs) writes dist/.source-stamp, one line per source file (path, size,
+ * mtime); a checkout compares it with src/ before running dist/, so an edited, added, removed
+ * or checked-out source file makes the build stale. A copy installed under node_modules, or one
+ * published without src/, runs its dist/ as shipped. Plain JavaScript: it runs before anything
+ * is built or compiled.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const STAMP_FILE = join("dist", ".source-stamp");
+
+/** Bumped whenever scripts/build.mjs changes what it emits, so older builds count as stale. */
+const FORMAT = "envroll-build 1";
+
+export function sourceStamp(pkgDir) {
+  const src = join(pkgDir, "src");
+  const lines = [];
+  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath ?? entry.path, entry.name);
+    const st = statSync(file);
+    lines.push(`${relative(src, file)}\t${st.size}\t${st.mtimeMs}`);
+  }
+  return `${FORMAT}\n${lines.sort().join("\n")}\n`;
+}
+
+export function builtIsCurrent(pkgDir) {
+  const stamp = join(pkgDir, STAMP_FILE);
+  if (!existsSync(stamp)) return false;
+  if (pkgDir.split(sep).includes("node_modules") || !existsSync(join(pkgDir, "src"))) return true;
+  return readFileSync(stamp, "utf8") === sourceStamp(pkgDir);
+}
+
+/** Throws unless the package holding `moduleUrl` (a file in its dist/) is current; dist entries call it. */
+export function assertBuiltIsCurrent(moduleUrl) {
+  const pkgDir = fileURLToPath(new URL("../", moduleUrl));
+  if (!builtIsCurrent(pkgDir))
+    throw new Error(
+      `${join(pkgDir, "dist")} was built from other sources than ${join(pkgDir, "src")}: run \`npm run build\`, or run from source (node --conditions=envroll-source --import tsx …)`,
+    );
+}
