@@ -1,6 +1,6 @@
 /**
- * gpt-oss through the real TrainClient, interception session, transport and engine (serving the
- * gpt-oss tokenizer; the policy answers with harmony ids): a tool call's arguments reach the
+ * gpt-oss through the real TrainClient, interception session, transport and engine (serving a
+ * gpt-oss checkpoint folder; the policy answers with harmony ids): a tool call's arguments reach the
  * program exactly as sampled, the tool turn is bridged from the sampled ids, and the final answer
  * is parsed from its channel.
  */
