@@ -48,7 +48,7 @@ function conversation(turns: number, salt: string): RenderMessage[] {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return s[Math.floor(s.length / 2)]!;
 }
 
 function emit(name: string, value: number, unit: string): void {

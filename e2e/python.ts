@@ -47,7 +47,7 @@ export async function startPythonEngine(args: string[], timeoutMs = 180_000): Pr
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => {
+  child.stderr.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4096);
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -56,7 +56,7 @@ export async function startPythonEngine(args: string[], timeoutMs = 180_000): Pr
       child.kill("SIGKILL");
       reject(new Error(`envroll_engine did not become ready in ${timeoutMs / 1000}s\n${stderr}`));
     }, timeoutMs);
-    child.stdout!.on("data", (d: Buffer) => {
+    child.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
       const m = READY.exec(stdout);
       if (m) {
@@ -129,10 +129,10 @@ export async function runTrainCheck(args: string[]): Promise<TrainCheckResult> {
   });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => {
+  child.stdout.on("data", (d: Buffer) => {
     stdout += d.toString();
   });
-  child.stderr!.on("data", (d: Buffer) => {
+  child.stderr.on("data", (d: Buffer) => {
     stderr += d.toString();
   });
   const exitCode = await new Promise<number>((resolve, reject) => {

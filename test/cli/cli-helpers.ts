@@ -18,10 +18,10 @@ export function startCli(args: string[], cwd = ROOT): { child: ChildProcess; don
   const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (d) => {
+  child.stdout.on("data", (d) => {
     stdout += d;
   });
-  child.stderr!.on("data", (d) => {
+  child.stderr.on("data", (d) => {
     stderr += d;
   });
   const done = new Promise<CliResult>((resolve) => {

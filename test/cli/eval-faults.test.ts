@@ -87,8 +87,8 @@ test(
       const retried = Object.fromEntries(
         line[2]!.split(", ").map((p) => [p.split(" ")[0]!, Number(p.split(" ")[1])]),
       );
-      assert.ok(retried.abort >= 1 && retried.abort <= stats.faults.abort!, line[0]);
-      assert.ok(retried.timeout >= stats.faults.stall!, line[0]);
+      assert.ok(retried.abort! >= 1 && retried.abort! <= stats.faults.abort!, line[0]);
+      assert.ok(retried.timeout! >= stats.faults.stall!, line[0]);
       const errored = traces.filter((t) => t.errors.length > 0).length;
       console.log(JSON.stringify({ suite: "eval-cli-faults", faults: stats.faults, retried, errored }));
       const aborted = traces.filter((t) => t.errors.some((e) => e.type === "TurnAbortedError")).length;

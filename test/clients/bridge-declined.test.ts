@@ -60,7 +60,7 @@ test("a template that is not prefix-stable: full render, a new branch, and the r
   // The engine got the full render of the whole conversation.
   assert.deepEqual(prompts[1], renderer.render(next, { addGenerationPrompt: true }).tokenIds);
   // Its ids differ from turn 1's at the message count, so the sampled turn 1 is not its prefix…
-  assert.notDeepEqual(prompts[1]!.slice(0, prompts[0]!.length), prompts[0]);
+  assert.notDeepEqual(prompts[1].slice(0, prompts[0]!.length), prompts[0]);
   // …and the trace keeps both as separate branches rather than training on unseen tokens.
   assert.equal(record.branches.length, 2);
   for (const b of record.branches) assert.ok(prompts.some((p) => p.every((id, i) => b.token_ids[i] === id)));
@@ -79,7 +79,7 @@ test("a template whose message spans cannot be read: full render, same branch wh
   // The template is append-only in fact, so the full render extends turn 1's ids: one branch.
   const branch = record.branches;
   assert.equal(branch.length, 1);
-  assert.deepEqual(branch[0]!.token_ids.slice(0, prompts[1]!.length), prompts[1]);
+  assert.deepEqual(branch[0]!.token_ids.slice(0, prompts[1].length), prompts[1]);
   const [, second] = sampledNodes(record);
   assert.match(second!.bridge_declined ?? "", /message spans cannot be read from one render/);
 });

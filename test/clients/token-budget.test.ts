@@ -28,7 +28,7 @@ test("without any max-tokens setting a turn is not cut at SGLang's 128-token def
     assert.equal(response?.finishReason, "stop", "ran to its own end");
     assert.ok((response?.tokens?.completionIds.length ?? 0) > 128, "more than 128 tokens");
     const node = trace.toRecord().nodes.find((n) => n.sampled);
-    const prompt = response!.tokens!.promptIds.length;
+    const prompt = response.tokens!.promptIds.length;
     assert.deepEqual(node?.token_budget, { max_new_tokens: 4096 - prompt, capped_by: "context_length" });
   } finally {
     await client.close();

@@ -67,7 +67,7 @@ test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion ex
   assert.equal(r1.tokens.completionIds.length, r1.tokens.completionLogprobs.length);
   assert.equal(r1.tokens.completionIds.at(-1), 151645, "completion ends with <|im_end|>");
 
-  const toolMsg: Message = { role: "tool", tool_call_id: call!.id, content: "5" };
+  const toolMsg: Message = { role: "tool", tool_call_id: call.id, content: "5" };
   const history: Message[] = [...messages, r1.message, toolMsg];
   const r2 = await c.getResponse({
     messages: history,
@@ -78,12 +78,12 @@ test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion ex
   });
   assert.ok(r2.tokens?.bridged);
   const prefix = [...r1.tokens.promptIds, ...r1.tokens.completionIds];
-  assert.deepEqual(r2.tokens!.promptIds.slice(0, prefix.length), prefix);
+  assert.deepEqual(r2.tokens.promptIds.slice(0, prefix.length), prefix);
   // The engine received exactly the bridged ids.
-  assert.deepEqual((seen[1] as { input_ids: number[] }).input_ids, r2.tokens!.promptIds);
+  assert.deepEqual((seen[1] as { input_ids: number[] }).input_ids, r2.tokens.promptIds);
   // Attribution: the new tool message is index 3 of the history; the sampled prefix is -1.
-  assert.ok(r2.tokens!.promptMessageIndices!.slice(0, prefix.length).every((i) => i === -1));
-  assert.ok(r2.tokens!.promptMessageIndices!.includes(3));
+  assert.ok(r2.tokens.promptMessageIndices!.slice(0, prefix.length).every((i) => i === -1));
+  assert.ok(r2.tokens.promptMessageIndices!.includes(3));
   assert.equal(r2.message.content, "The sum is 5.");
   assert.equal(r2.finishReason, "stop");
   assert.deepEqual(c.counts, { bridged: 1, rendered: 1, bridgeDeclined: 0, inputsChanged: 0 });

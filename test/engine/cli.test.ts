@@ -37,7 +37,7 @@ function startCli(args: string[]): Promise<{ child: ChildProcess; url: string }>
     proc.stdout?.on("data", (d: Buffer) => {
       out += d.toString();
       const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) resolve({ child: proc, url: m[1] });
+      if (m) resolve({ child: proc, url: m[1]! });
     });
     proc.stderr?.on("data", (d: Buffer) => {
       err += d.toString();

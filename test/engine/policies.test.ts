@@ -138,10 +138,10 @@ test("a function policy sees prompt text, ids, sampling and rid; {ids} replies a
       })
     ).json();
     assert.equal((a as { text: string }).text, `len=${tok.encode(prompt).length}`);
-    assert.equal(seen[0].promptText, prompt);
-    assert.equal(seen[0].rid, "t");
-    assert.equal(seen[0].sampling.temperature, 0.5);
-    assert.deepEqual(seen[0].lastMessage, { role: "user", content: "hi" });
+    assert.equal(seen[0]!.promptText, prompt);
+    assert.equal(seen[0]!.rid, "t");
+    assert.equal(seen[0]!.sampling.temperature, 0.5);
+    assert.deepEqual(seen[0]!.lastMessage, { role: "user", content: "hi" });
     const b = (await (
       await fetch(`${engine.url}/generate`, {
         method: "POST",

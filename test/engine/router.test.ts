@@ -31,7 +31,7 @@ test("the same routing key always reaches the same worker; keys spread over work
     const seen = new Set<string>();
     for (let i = 0; i < 5; i++) seen.add(await workerFor({ "x-smg-routing-key": key }));
     assert.equal(seen.size, 1, `${key} hit ${[...seen]}`);
-    owners.set(key, [...seen][0]);
+    owners.set(key, [...seen][0]!);
   }
   assert.ok(new Set(owners.values()).size >= 3, `keys landed on ${new Set(owners.values()).size} workers`);
 });

@@ -22,12 +22,12 @@ async function serve(config: string): Promise<{ url: string; stop(): Promise<voi
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stderr!.on("data", (d) => {
+  child.stderr.on("data", (d) => {
     stderr += d;
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
+    child.stdout.on("data", (d) => {
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);

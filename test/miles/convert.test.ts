@@ -57,11 +57,11 @@ describe("trace → Miles sample", () => {
     const truncated = trace({ is_truncated: true, stop_condition: "max_turns" });
     const c = new SampleCounter();
     const [a, b, d] = groupSamples(tracesToGroup([failed, truncated, trace()], c));
-    assert.equal(a.status, "failed");
-    assert.equal(a.metadata.envroll.error, "ToolsetError: boom");
-    assert.equal(b.status, "truncated");
-    assert.equal(d.status, "completed");
-    assert.equal(d.metadata.envroll.error, undefined);
+    assert.equal(a!.status, "failed");
+    assert.equal(a!.metadata.envroll.error, "ToolsetError: boom");
+    assert.equal(b!.status, "truncated");
+    assert.equal(d!.status, "completed");
+    assert.equal(d!.metadata.envroll.error, undefined);
   });
 
   it("reward: the trace reward, or {...rewards, reward} with a reward key", () => {
@@ -116,8 +116,8 @@ describe("trace → Miles sample", () => {
     const compact = group[1] as MilesSample[];
     assert.ok(Array.isArray(compact));
     assert.equal(compact.length, 2);
-    assert.equal(compact[0].rollout_id, 1);
-    assert.equal(compact[1].rollout_id, 1);
+    assert.equal(compact[0]!.rollout_id, 1);
+    assert.equal(compact[1]!.rollout_id, 1);
     assert.deepEqual(
       compact.map((s) => s.index),
       [1, 2],
@@ -126,9 +126,9 @@ describe("trace → Miles sample", () => {
       compact.map((s) => s.metadata.envroll.branch_index),
       [0, 1],
     );
-    assert.equal(compact[0].reward, compact[1].reward);
-    assert.deepEqual(compact[1].tokens, [5, 6]);
-    assert.equal(compact[1].response_length, 1);
+    assert.equal(compact[0]!.reward, compact[1]!.reward);
+    assert.deepEqual(compact[1]!.tokens, [5, 6]);
+    assert.equal(compact[1]!.response_length, 1);
   });
 
   it("a compact sibling's response is its branch's last reply stripped like Python's str.strip", () => {
@@ -180,20 +180,20 @@ describe("trace → Miles sample", () => {
     const c = new SampleCounter();
     const [a, b] = groupSamples(tracesToGroup([noBranch, promptOnly], c, { padTokenId: 7 }));
     for (const s of [a, b]) {
-      assert.equal(s.status, "failed");
-      assert.equal(s.response_length, 1);
-      assert.deepEqual(s.loss_mask, [0]);
-      assert.deepEqual(s.rollout_log_probs, [0]);
-      assert.equal(s.remove_sample, true);
-      assert.equal(s.metadata.envroll.empty, true);
-      assert.deepEqual(sampleViolations(s), []);
+      assert.equal(s!.status, "failed");
+      assert.equal(s!.response_length, 1);
+      assert.deepEqual(s!.loss_mask, [0]);
+      assert.deepEqual(s!.rollout_log_probs, [0]);
+      assert.equal(s!.remove_sample, true);
+      assert.equal(s!.metadata.envroll.empty, true);
+      assert.deepEqual(sampleViolations(s!), []);
     }
     // The trainer scores the response from the position before it: a pad stands in for no prompt.
-    assert.deepEqual(a.tokens, [7, 7]);
-    assert.deepEqual(b.tokens, [1, 2, 3, 7]);
-    assert.equal(a.metadata.envroll.error, "ProviderError: refused");
-    assert.equal(a.metadata.envroll.error_type, "ProviderError");
-    assert.equal(b.metadata.envroll.error_type, "EmptyTrace");
+    assert.deepEqual(a!.tokens, [7, 7]);
+    assert.deepEqual(b!.tokens, [1, 2, 3, 7]);
+    assert.equal(a!.metadata.envroll.error, "ProviderError: refused");
+    assert.equal(a!.metadata.envroll.error_type, "ProviderError");
+    assert.equal(b!.metadata.envroll.error_type, "EmptyTrace");
   });
 
   it("compact rollouts: every element of every group is a list, one-branch and empty traces too", () => {
@@ -220,7 +220,7 @@ describe("trace → Miles sample", () => {
     );
     const ids = group.map((e) => (e as MilesSample[]).map((s) => s.rollout_id));
     assert.deepEqual(ids, [[0], [1, 1], [3]]);
-    assert.deepEqual(sampleViolations((group[2] as MilesSample[])[0]), []);
+    assert.deepEqual(sampleViolations((group[2] as MilesSample[])[0]!), []);
   });
 
   it("prefix-cache info: the engine's cached tokens over every turn's prompt tokens, once per trace", () => {
@@ -229,8 +229,8 @@ describe("trace → Miles sample", () => {
     assert.deepEqual(s.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
     const two = trace({ usage, branches: twoBranches() });
     const [first, second] = tracesToGroup([two], new SampleCounter(), { compact: true })[0] as MilesSample[];
-    assert.deepEqual(first.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
-    assert.deepEqual(second.prefix_cache_info, { cached_tokens: 0, total_prompt_tokens: 0 });
+    assert.deepEqual(first!.prefix_cache_info, { cached_tokens: 30, total_prompt_tokens: 40 });
+    assert.deepEqual(second!.prefix_cache_info, { cached_tokens: 0, total_prompt_tokens: 0 });
     const none = branchToSample(
       trace({ usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 } }),
       0,

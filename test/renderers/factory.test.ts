@@ -74,7 +74,7 @@ test("an unverified template gets the generic renderer, with a warning that says
   assert.ok(r instanceof JinjaRenderer);
   assert.equal(warnings.length, 1);
   assert.match(
-    warnings[0],
+    warnings[0]!,
     /not one envroll has verified.*generic template renderer.*bridging is off unless/,
   );
 });

@@ -84,7 +84,7 @@ test("the generic bridge declines, saying why, when the template rewrites earlie
   const reasons: string[] = [];
   const b = r.bridge(prompt, completion, messages.slice(2), { messages, onDecline: (w) => reasons.push(w) });
   assert.equal(b, null);
-  assert.match(reasons[0], /renders the earlier history differently/);
+  assert.match(reasons[0]!, /renders the earlier history differently/);
 });
 
 test("generic renderer: a 130-message conversation renders in well under the old 1.3 s", () => {

@@ -56,12 +56,12 @@ test("gpt-oss parse: the completion of every golden ending on an assistant turn 
     if (hasCalls(last)) {
       assert.equal(p.content, "", c.id);
       assert.equal(p.reasoningContent, content || thinking || null, c.id);
-      const fn = (last.tool_calls as { function: { name: string; arguments: unknown } }[])[0].function;
+      const fn = (last.tool_calls as { function: { name: string; arguments: unknown } }[])[0]!.function;
       assert.equal(p.toolCalls.length, 1, c.id);
-      assert.equal(p.toolCalls[0].status, "ok", c.id);
-      assert.equal(p.toolCalls[0].name, fn.name, c.id);
+      assert.equal(p.toolCalls[0]!.status, "ok", c.id);
+      assert.equal(p.toolCalls[0]!.name, fn.name, c.id);
       const args = typeof fn.arguments === "string" ? JSON.parse(fn.arguments) : fn.arguments;
-      assert.deepEqual(p.toolCalls[0].arguments, JSON.parse(JSON.stringify(args)), c.id);
+      assert.deepEqual(p.toolCalls[0]!.arguments, JSON.parse(JSON.stringify(args)), c.id);
     } else {
       assert.equal(p.content, content, c.id);
       assert.equal(p.reasoningContent, thinking ?? null, c.id);
@@ -80,7 +80,10 @@ test("gpt-oss parse: random harmony token soup never throws; spans are ordered a
     ...gptOssTokenizer().encode(' to=functions.get_weather commentary json {"a": 1} analysis final hello'),
   ];
   for (let i = 0; i < 2000; i++) {
-    const ids = Array.from({ length: Math.floor(rand() * 40) }, () => pool[Math.floor(rand() * pool.length)]);
+    const ids = Array.from(
+      { length: Math.floor(rand() * 40) },
+      () => pool[Math.floor(rand() * pool.length)]!,
+    );
     const p = r.parse(ids);
     assert.equal(typeof p.content, "string");
     let prevEnd = 0;

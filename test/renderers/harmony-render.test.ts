@@ -63,8 +63,8 @@ test("gpt-oss: attribution — only assistant turns are sampled, from after thei
     assert.equal(r.isContent.length, n);
     assert.equal(r.messageRoles.length, c.messages.length);
     for (let k = 0; k < n; k++) {
-      const idx = r.messageIndices[k];
-      const role = idx >= 0 ? c.messages[idx].role : null;
+      const idx = r.messageIndices[k]!;
+      const role = idx >= 0 ? c.messages[idx]!.role : null;
       if (role !== "assistant") assert.equal(r.sampledMask[k], false, `${c.id} token ${k} (${role})`);
       else assert.equal(r.isContent[k], r.sampledMask[k], `${c.id} token ${k}`);
     }
@@ -72,7 +72,7 @@ test("gpt-oss: attribution — only assistant turns are sampled, from after thei
     c.messages.forEach((m, i) => {
       if (m.role !== "assistant") return;
       const ks = r.messageIndices.flatMap((idx, k) => (idx === i ? [k] : []));
-      assert.equal(tok.decode(ks.slice(0, 2).map((k) => r.tokenIds[k])), "<|start|>assistant", c.id);
+      assert.equal(tok.decode(ks.slice(0, 2).map((k) => r.tokenIds[k]!)), "<|start|>assistant", c.id);
       assert.deepEqual(
         ks.map((k) => r.sampledMask[k]),
         ks.map((_, j) => j >= 2),
@@ -134,5 +134,5 @@ test("a gpt-oss folder whose template is not the release's still gets the gpt-os
   const r = createRenderer(folder, { onWarning: (w) => warnings.push(w) });
   assert.ok(r instanceof GptOssRenderer);
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /is not the verified gpt-oss release template; the gpt-oss renderer follows/);
+  assert.match(warnings[0]!, /is not the verified gpt-oss release template; the gpt-oss renderer follows/);
 });

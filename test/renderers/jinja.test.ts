@@ -56,7 +56,7 @@ test("jinja bridge declines without the conversation; parse stops at the first s
     r.bridge([1], [2], [{ role: "user", content: "x" }], { onDecline: (why) => reasons.push(why) }),
     null,
   );
-  assert.match(reasons[0], /conversation was not passed/);
+  assert.match(reasons[0]!, /conversation was not passed/);
   assert.deepEqual(r.stopTokenIds, [151645]);
   const ids = [
     ...tok.encode("<think>r</think>ok"),
@@ -70,8 +70,8 @@ test("jinja bridge declines without the conversation; parse stops at the first s
   assert.equal(p.content, "ok");
   assert.equal(p.reasoningContent, "r");
   assert.equal(p.toolCalls.length, 1);
-  assert.equal(p.toolCalls[0].status, "ok");
-  assert.deepEqual(p.toolCalls[0].arguments, { a: 1 });
+  assert.equal(p.toolCalls[0]!.status, "ok");
+  assert.deepEqual(p.toolCalls[0]!.arguments, { a: 1 });
   const plain = new JinjaRenderer(tok).parse([...tok.encode("a <tool_call> b"), 151645]);
   assert.equal(plain.content, "a <tool_call> b");
   assert.deepEqual(plain.toolCalls, []);

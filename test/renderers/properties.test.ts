@@ -27,7 +27,7 @@ test("random conversations: render ids == encode(real template text) and decode 
       assert.equal(got.messageIndices.length, got.tokenIds.length);
       // Every sampled token belongs to an assistant message and is body.
       got.sampledMask.forEach((s, k) => {
-        if (s) assert.ok(messages[got.messageIndices[k]].role === "assistant" && got.isContent[k]);
+        if (s) assert.ok(messages[got.messageIndices[k]!]!.role === "assistant" && got.isContent[k]);
       });
     }
   }
@@ -109,7 +109,7 @@ test("random completions: parse never throws, spans are ordered and inside the t
   for (let i = 0; i < 500; i++) {
     const ids = Array.from(
       { length: Math.floor(rand() * 30) },
-      () => vocab[Math.floor(rand() * vocab.length)],
+      () => vocab[Math.floor(rand() * vocab.length)]!,
     );
     const p = r.parse(ids);
     const stop = ids.findIndex((x) => x === 151645 || x === 151643);

@@ -48,7 +48,7 @@ export class ConversationGen {
   private n = 0;
   constructor(readonly rand: () => number) {}
   pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.rand() * xs.length)];
+    return xs[Math.floor(this.rand() * xs.length)]!;
   }
   text(max = 5): string {
     let s = "";

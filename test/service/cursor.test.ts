@@ -52,14 +52,14 @@ describe("task cursor", () => {
   it("a slot returned across an epoch boundary runs its own epoch's task (shuffled orders)", () => {
     const c = new TaskCursor(freshCursorState("t", 5, true, 9));
     const first = Array.from({ length: 5 }, () => c.take());
-    c.giveBack(first[4]);
+    c.giveBack(first[4]!);
     assert.deepEqual(c.take(), first[4]);
     const second = Array.from({ length: 5 }, () => c.take());
     assert.deepEqual(
       second.map((t) => t.slot),
       [5, 6, 7, 8, 9],
     );
-    c.giveBack(first[4]);
+    c.giveBack(first[4]!);
     assert.equal(c.state.epoch, 1);
     assert.deepEqual(c.take(), first[4]);
   });
@@ -73,7 +73,7 @@ describe("task cursor", () => {
       returned: [] as number[],
     };
     const order = epochOrder(4, true, 3, 2);
-    v1.returned = [order[2], order[0]];
+    v1.returned = [order[2]!, order[0]!];
     const s = migrateCursorState(v1 as unknown as Record<string, unknown>);
     assert.equal(s.version, 2);
     assert.deepEqual(s.returned, [8, 10]);

@@ -20,7 +20,7 @@ const flag = (name: string) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const cfg = JSON.parse(readFileSync(argv[0], "utf8")) as Record<string, any>;
+const cfg = JSON.parse(readFileSync(argv[0]!, "utf8")) as Record<string, any>;
 const slow = new Set<number>(cfg.slow_tasks ?? []);
 const errors = new Set<number>(cfg.error_tasks ?? []);
 const multiBranch = new Set<number>(cfg.multi_branch_tasks ?? []);

@@ -53,7 +53,7 @@ describe("rollout service over HTTP", () => {
     assert.equal(summary.delivered, 3);
     assert.equal(summary.aborted, 0);
     assert.equal(summary.cursor.offset, 3);
-    assert.equal(clients[0].closed, true);
+    assert.equal(clients[0]!.closed, true);
   });
 
   it("the summary adds up the model requests of its groups by dialect", async () => {
@@ -135,7 +135,7 @@ describe("rollout service over HTTP", () => {
     assert.equal(lines[0].task_index, 0);
     await until(() => clients[0]?.closed === true);
     assert.equal(env.aborted, 3);
-    assert.equal(clients[0].aborts, 1);
+    assert.equal(clients[0]!.aborts, 1);
   });
 
   it("POST /abort stops a step's active requests", async () => {
@@ -169,7 +169,7 @@ describe("rollout service over HTTP", () => {
     await post(`${svc.url}/rollout`, { ...body, rollout_id: 1 });
     const seeds = env.runs
       .map((r) => [r.taskIndex, r.seeds])
-      .sort((a, b) => (a[1] as number[])[0] - (b[1] as number[])[0]);
+      .sort((a, b) => (a[1] as number[])[0]! - (b[1] as number[])[0]!);
     assert.deepEqual(seeds, [
       [0, [100, 101]],
       [1, [102, 103]],

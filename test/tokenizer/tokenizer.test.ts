@@ -42,7 +42,7 @@ test("offsets cover the text and agree with plain encode", () => {
   assert.equal(o.starts[0], 0);
   assert.equal(o.ends.at(-1), text.length);
   for (let i = 1; i < o.ids.length; i++)
-    assert.ok(o.starts[i] >= o.starts[i - 1] && o.ends[i] >= o.starts[i]);
+    assert.ok(o.starts[i]! >= o.starts[i - 1]! && o.ends[i]! >= o.starts[i]!);
   const imEnd = o.ids.indexOf(151645);
   assert.equal(text.slice(o.starts[imEnd], o.ends[imEnd]), "<|im_end|>");
 });
@@ -78,7 +78,7 @@ test("decode: byte runs longer than the scratch buffer, split characters, repeat
   assert.ok(glyph.length > 1, "the hieroglyph is several byte tokens");
   assert.equal(tok.decode(glyph), "𓀀");
   // … and as U+FFFD when an added token cuts it (lossy, like HF), without leaking into later calls.
-  assert.equal(tok.decode([glyph[0], 151645, ...glyph.slice(1)]).includes("𓀀"), false);
+  assert.equal(tok.decode([glyph[0]!, 151645, ...glyph.slice(1)]).includes("𓀀"), false);
   assert.equal(tok.decode(glyph.slice(0, 1)), "\uFFFD");
   assert.equal(tok.decode([]), "");
   assert.equal(tok.decode(glyph), "𓀀");
@@ -89,11 +89,11 @@ test("BPE: the heap merge (long pieces) equals the rescanning merge on the real 
   const json = JSON.parse(readFileSync(join(qwen3TokenizerDir(), "tokenizer.json"), "utf8"));
   const model = new BytePairModel(json.model, true);
   const symsOf = (piece: string) =>
-    [...Buffer.from(piece, "utf8")].map((b) => model.vocab.get(BYTE_TO_CHAR[b]) as number);
+    [...Buffer.from(piece, "utf8")].map((b) => model.vocab.get(BYTE_TO_CHAR[b]!) as number);
   const rand = mulberry32(7);
   const alphabets = ["ACGT", "ab", "=-", "aaaa", "é天x", "the quick", "\u00a0 ", "lllI1"];
   for (let c = 0; c < 400; c++) {
-    const alpha = alphabets[c % alphabets.length];
+    const alpha = alphabets[c % alphabets.length]!;
     const len = 1 + Math.floor(rand() * (c % 10 === 0 ? 2000 : 300));
     let piece = "";
     for (let i = 0; i < len; i++) piece += alpha[Math.floor(rand() * alpha.length)];

@@ -31,13 +31,13 @@ for (const workers of [0, 3]) {
       await t.abortSession("beta");
       const results = await Promise.all(pending);
       const byName = Object.fromEntries(sessions.map((s, i) => [s, results[i]]));
-      assert.equal(byName.beta.finishReason, "abort");
-      assert.ok(byName.beta.outputIds.length > 0, "partial tokens came back");
-      assert.ok(byName.beta.outputIds.length < LONG.max_new_tokens, "fewer than a full reply");
-      assert.equal(byName.beta.logprobs.length, byName.beta.outputIds.length);
+      assert.equal(byName.beta!.finishReason, "abort");
+      assert.ok(byName.beta!.outputIds.length > 0, "partial tokens came back");
+      assert.ok(byName.beta!.outputIds.length < LONG.max_new_tokens, "fewer than a full reply");
+      assert.equal(byName.beta!.logprobs.length, byName.beta!.outputIds.length);
       for (const s of ["alpha", "gamma", "delta"]) {
-        assert.equal(byName[s].finishReason, "length", s);
-        assert.equal(byName[s].outputIds.length, 150);
+        assert.equal(byName[s]!.finishReason, "length", s);
+        assert.equal(byName[s]!.outputIds.length, 150);
       }
       assert.equal(t.stats.finishReasons.abort, 1);
       assert.equal(engine.stats().aborted, 1);

@@ -59,12 +59,12 @@ test("default: input_ids, renamed sampling, forced keys, rid per turn, no routin
       n: 1,
     },
     return_logprob: true,
-    rid: body.rid,
+    rid: body!.rid,
   });
   // Session and turn, then a nonce that keeps concurrent calls' rids distinct and prefix-free.
   assert.match(String(body.rid), /^trace-1:0:[0-9a-f]{8}$/);
-  assert.equal(headers["x-smg-routing-key"], undefined);
-  assert.equal(headers["content-type"], "application/json");
+  assert.equal(headers!["x-smg-routing-key"], undefined);
+  assert.equal(headers!["content-type"], "application/json");
   assert.equal(result.rid, body.rid);
   assert.equal(result.maxNewTokens, 256);
 });
@@ -72,14 +72,14 @@ test("default: input_ids, renamed sampling, forced keys, rid per turn, no routin
 for (const policy of ["consistent_hashing", "manual"] as const) {
   test(`routing policy ${policy} sends X-SMG-Routing-Key = session id`, async () => {
     const { headers } = await capture({ routingPolicy: policy }, { inputIds: PROMPT, sessionId: "sess-42" });
-    assert.equal(headers["x-smg-routing-key"], "sess-42");
+    assert.equal(headers!["x-smg-routing-key"], "sess-42");
   });
 }
 
 for (const policy of ["cache_aware", "round_robin"] as const) {
   test(`routing policy ${policy} sends no routing key`, async () => {
     const { headers } = await capture({ routingPolicy: policy }, { inputIds: PROMPT, sessionId: "sess-42" });
-    assert.equal(headers["x-smg-routing-key"], undefined);
+    assert.equal(headers!["x-smg-routing-key"], undefined);
   });
 }
 
@@ -96,7 +96,7 @@ test("LoRA, seed, min_tokens, priority, extra_key, configured stops and skip_spe
       extraKey: "miles_lora:v3",
     },
   );
-  assert.match(String(body.rid), /^s:3:/);
+  assert.match(String(body!.rid), /^s:3:/);
   assert.deepEqual(body, {
     input_ids: PROMPT,
     sampling_params: {
@@ -112,7 +112,7 @@ test("LoRA, seed, min_tokens, priority, extra_key, configured stops and skip_spe
       n: 1,
     },
     return_logprob: true,
-    rid: body.rid,
+    rid: body!.rid,
     lora_path: "miles_lora",
     priority: 2,
     extra_key: "miles_lora:v3",
@@ -124,8 +124,8 @@ test("per-request lora null overrides the transport adapter; explicit rid wins",
     { lora: "miles_lora" },
     { inputIds: PROMPT, sessionId: "s", lora: null, rid: "custom" },
   );
-  assert.equal("lora_path" in body, false);
-  assert.equal(body.rid, "custom");
+  assert.equal("lora_path" in body!, false);
+  assert.equal(body!.rid, "custom");
 });
 
 test("turn counter advances per session: rids s:0:…, s:1:… and t:0:…", async () => {
@@ -165,7 +165,7 @@ test("overlong prompt: no request is sent, typed error; prompt cap only on a ses
   await t.generate({ inputIds: PROMPT, sessionId: "c" });
   const r = await t.generate({ inputIds: Array(16).fill(100), sessionId: "c" });
   assert.equal(seen.length, 2);
-  assert.equal((seen[1].body.sampling_params as Record<string, unknown>).max_new_tokens, 4);
+  assert.equal((seen[1]!.body.sampling_params as Record<string, unknown>).max_new_tokens, 4);
   assert.equal(r.maxNewTokens, 4);
   assert.equal(t.stats.overlongPrompts, 2);
   await t.close();
@@ -194,7 +194,7 @@ test("result: ids and logprobs from output_token_logprobs, weight version, finis
 
 test("bearer token is sent when configured", async () => {
   const { headers } = await capture({ apiKey: "k1" }, { inputIds: PROMPT, sessionId: "s" });
-  assert.equal(headers.authorization, "Bearer k1");
+  assert.equal(headers!.authorization, "Bearer k1");
 });
 
 test("every routing × LoRA × seed combination puts exactly the expected body and headers on the wire", async () => {
@@ -226,14 +226,14 @@ test("every routing × LoRA × seed combination puts exactly the expected body a
           input_ids: PROMPT,
           sampling_params: sampling,
           return_logprob: true,
-          rid: body.rid,
+          rid: body!.rid,
         };
-        assert.match(String(body.rid), /^grp-3\/r1:2:[0-9a-f]{8}$/);
+        assert.match(String(body!.rid), /^grp-3\/r1:2:[0-9a-f]{8}$/);
         if (lora) expected.lora_path = lora;
         const label = `${routingPolicy}/${lora}/${seed}`;
         assert.deepEqual(body, expected, label);
         assert.equal(
-          headers["x-smg-routing-key"],
+          headers!["x-smg-routing-key"],
           routingPolicy === "cache_aware" ? undefined : "grp-3/r1",
           label,
         );

@@ -49,7 +49,7 @@ async function runHuman(op: TokensOp, choice: RendererChoice): Promise<void> {
   else {
     const prior =
       op === "bridge" && result.ids
-        ? (result.message_indices as number[]).findIndex((_, i, a) => a[i] >= 0)
+        ? (result.message_indices as number[]).findIndex((_, i, a) => a[i]! >= 0)
         : 0;
     process.stdout.write(formatTokenTable(renderer, result, op === "bridge" ? Math.max(0, prior) : 0));
   }

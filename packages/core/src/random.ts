@@ -31,7 +31,7 @@ export function hashString(s: string, h = 0x811c9dc5): number {
 /** FNV-1a-style mix of a list of integers. */
 export function hashIds(ids: readonly number[], h = 0x811c9dc5): number {
   for (let i = 0; i < ids.length; i++) {
-    h ^= ids[i];
+    h ^= ids[i]!;
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;

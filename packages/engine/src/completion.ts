@@ -53,12 +53,12 @@ export function planCompletion(
       break;
     }
     let tok: number;
-    if (cursor < replyIds.length) tok = replyIds[cursor++];
+    if (cursor < replyIds.length) tok = replyIds[cursor++]!;
     else if (!sampling.ignoreEos && ids.length >= sampling.minNewTokens) tok = closeId;
-    else tok = filler.length ? filler[fillerAt++ % filler.length] : closeId;
+    else tok = filler.length ? filler[fillerAt++ % filler.length]! : closeId;
     // Before min_new_tokens SGLang masks stop tokens out of the distribution: never sampled.
     if (stopIds.has(tok) && ids.length < sampling.minNewTokens) {
-      if (cursor >= replyIds.length && filler.length === 0) tok = tokenizer.encode(" ")[0];
+      if (cursor >= replyIds.length && filler.length === 0) tok = tokenizer.encode(" ")[0]!;
       else continue;
     }
     ids.push(tok);

@@ -31,7 +31,7 @@ export class FaultInjector {
     const roll = this.rng();
     const pick = this.rng();
     if (roll >= this.opts.rate) return null;
-    const kind = this.opts.kinds[Math.floor(pick * this.opts.kinds.length)];
+    const kind = this.opts.kinds[Math.floor(pick * this.opts.kinds.length)]!;
     this.counts[kind]++;
     return kind;
   }

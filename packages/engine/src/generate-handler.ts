@@ -95,7 +95,7 @@ export async function handleGenerate(
   }
   if (parsed.stream) return streamGenerate(parsed.jobs, parsed.batch, cutFraction, signal, res, ctx);
   const results = await Promise.all(parsed.jobs.map((job) => core.run(job, { cutFraction, signal })));
-  const bodies = results.map((r, i) => buildResponse(parsed.jobs[i], r, core.opts.tokenizer));
+  const bodies = results.map((r, i) => buildResponse(parsed.jobs[i]!, r, core.opts.tokenizer));
   sendJson(res, 200, parsed.batch ? bodies : bodies[0]);
 }
 

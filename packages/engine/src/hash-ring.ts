@@ -29,10 +29,10 @@ export class HashRing {
     let hi = this.points.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.points[mid] < h) lo = mid + 1;
+      if (this.points[mid]! < h) lo = mid + 1;
       else hi = mid;
     }
-    return this.owners[lo === this.points.length ? 0 : lo];
+    return this.owners[lo === this.points.length ? 0 : lo]!;
   }
 }
 

@@ -92,7 +92,7 @@ export async function startEngine(opts: EngineOptions = {}): Promise<EngineHandl
   };
 
   if (workerCount === 0) {
-    const server = await startWorker(cores[0], {
+    const server = await startWorker(cores[0]!, {
       ...workerConfig,
       host,
       port: opts.port ?? 0,

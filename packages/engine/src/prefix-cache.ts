@@ -44,8 +44,8 @@ function forEachBlockHash(ids: readonly number[], fn: (end: number, key: number)
   let h1 = 0x811c9dc5;
   let h2 = 0x2545f491;
   for (let i = 0; i < ids.length; i++) {
-    h1 = Math.imul(h1 ^ ids[i], 0x01000193);
-    h2 = Math.imul(h2 ^ ids[i], 0x5bd1e995) ^ (h2 >>> 13);
+    h1 = Math.imul(h1 ^ ids[i]!, 0x01000193);
+    h2 = Math.imul(h2 ^ ids[i]!, 0x5bd1e995) ^ (h2 >>> 13);
     if ((i + 1) % BLOCK === 0) {
       // 53-bit key from two independent 32-bit hashes keeps collisions negligible.
       const key = (h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff);

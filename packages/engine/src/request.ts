@@ -63,7 +63,7 @@ export function parseGenerate(body: unknown, tokenizer: EngineTokenizer): Parsed
   const nValues = new Set(sampling.map((s) => s.n));
   if (nValues.size > 1)
     throw new BadRequest("The n parameter should be the same for all samples in a batch.");
-  if (sampling[0].n > 1)
+  if (sampling[0]!.n > 1)
     throw new BadRequest(
       "n > 1 is not supported by the envroll engine; send n requests with their own rids.",
     );
@@ -75,9 +75,9 @@ export function parseGenerate(body: unknown, tokenizer: EngineTokenizer): Parsed
 
   const jobs = prompts.map(
     (promptIds, i): GenerateJob => ({
-      rid: rids[i],
+      rid: rids[i]!,
       promptIds,
-      sampling: sampling[i],
+      sampling: sampling[i]!,
       returnLogprob: returnLogprob[i] === true,
       logprobStartLen: typeof startLen[i] === "number" ? (startLen[i] as number) : -1,
       topLogprobsNum: typeof topNum[i] === "number" ? (topNum[i] as number) : 0,

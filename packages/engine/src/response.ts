@@ -66,7 +66,7 @@ function addLogprobs(
 ): void {
   const textOf = job.returnTextInLogprobs ? (id: number) => tokenizer.decode([id]) : () => null;
   const tuples = new Array(ids.length);
-  for (let i = 0; i < ids.length; i++) tuples[i] = [logprobs[i], ids[i], textOf(ids[i])];
+  for (let i = 0; i < ids.length; i++) tuples[i] = [logprobs[i], ids[i], textOf(ids[i]!)];
   meta.output_token_logprobs = tuples;
   meta.output_token_logprobs_length = tuples.length;
   if (job.logprobStartLen >= 0) {

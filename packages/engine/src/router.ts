@@ -94,7 +94,7 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
     res.once("close", () => {
       if (!res.writableFinished) ac.abort();
     });
-    const up = await pools[i].request({
+    const up = await pools[i]!.request({
       method: (req.method ?? "POST") as "POST",
       path,
       body: req.method === "GET" ? undefined : body,
@@ -122,7 +122,7 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
         return { status: r.statusCode, text: await r.body.text(), type: r.headers["content-type"] };
       }),
     );
-    const first = replies[0];
+    const first = replies[0]!;
     res.writeHead(first.status, typeof first.type === "string" ? { "content-type": first.type } : {});
     res.end(first.text);
   }
@@ -138,7 +138,7 @@ export async function startRouter(cfg: RouterConfig): Promise<RouterServer> {
       if (await applyFault(fault, req, res, stallCtx)) return;
       const i = pick(req);
       if (i < 0) return sendJson(res, 503, errorBody("X-SMG-Target-Worker does not name a healthy worker"));
-      perWorker[i]++;
+      perWorker[i]!++;
       return forward(i, req, res, path, body, fault === "abort" ? { "x-envroll-fault": "abort" } : undefined);
     }
     if (method === "GET" && cfg.extraGet?.[path]) return sendJson(res, 200, cfg.extraGet[path]());

@@ -15,8 +15,8 @@ export function formatTokenTable(renderer: Renderer, result: Record<string, unkn
     `${"pos".padStart(6)} ${"id".padStart(7)}  ${"text".padEnd(24)} ${"role".padEnd(12)} sampled content`,
   );
   for (let i = from; i < ids.length; i++) {
-    const text = JSON.stringify(renderer.decode([ids[i]])).slice(0, 24);
-    const role = mi[i] < 0 ? "(scaffold)" : `${mi[i]}:${roles[mi[i]] ?? "?"}`;
+    const text = JSON.stringify(renderer.decode([ids[i]!])).slice(0, 24);
+    const role = mi[i]! < 0 ? "(scaffold)" : `${mi[i]}:${roles[mi[i]!] ?? "?"}`;
     lines.push(
       `${String(i).padStart(6)} ${String(ids[i]).padStart(7)}  ${text.padEnd(24)} ${role.padEnd(12)} ${
         sampled[i] ? "S" : "."

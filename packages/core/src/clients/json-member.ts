@@ -70,6 +70,6 @@ function scanValue(s: string, i: number): number {
     return -1;
   }
   let j = i;
-  while (j < s.length && !",}] \n\r\t".includes(s[j])) j++;
+  while (j < s.length && !",}] \n\r\t".includes(s[j]!)) j++;
   return j > i ? j : -1;
 }

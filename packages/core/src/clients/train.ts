@@ -149,8 +149,10 @@ export class TrainClient implements Client {
         // result is ours, so it is shifted in place, from where the carried prefix (all −1) ends.
         const offset = request.messages.length - newMessages.length;
         const indices = bridged.messageIndices;
-        for (let i = bridged.prefixLength ?? 0; i < indices.length; i++)
-          if (indices[i] >= 0) indices[i] += offset;
+        for (let i = bridged.prefixLength ?? 0; i < indices.length; i++) {
+          const mi = indices[i]!;
+          if (mi >= 0) indices[i] = mi + offset;
+        }
         return {
           promptIds: bridged.tokenIds,
           completionIds: [],

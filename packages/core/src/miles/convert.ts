@@ -89,7 +89,7 @@ function branchWeightVersions(branch: BranchRecord): string[] {
 /** Content of the last sampled assistant node of a branch (what `trace.last_reply` is for the main one). */
 function branchLastReply(nodes: readonly NodeRecord[], branch: BranchRecord): string {
   for (let i = branch.node_indices.length - 1; i >= 0; i--) {
-    const node = nodes[branch.node_indices[i]];
+    const node = nodes[branch.node_indices[i]!];
     if (node?.sampled && node.message.role === "assistant") return pyStrip(contentText(node.message.content));
   }
   return "";

@@ -55,7 +55,7 @@ export function tokenizeSegments(tokenizer: Tokenizer, segments: readonly Segmen
   const out: TokenAttribution = { tokenIds: [], messageIndices: [], sampledMask: [], isContent: [] };
   let from = 0;
   for (let i = 1; i <= segments.length; i++) {
-    if (i === segments.length || segments[i].breakBefore) {
+    if (i === segments.length || segments[i]!.breakBefore) {
       tokenizeGroup(tokenizer, segments.slice(from, i), out);
       from = i;
     }
@@ -65,19 +65,19 @@ export function tokenizeSegments(tokenizer: Tokenizer, segments: readonly Segmen
 
 function tokenizeGroup(tokenizer: Tokenizer, segments: readonly Segment[], out: TokenAttribution): void {
   if (segments.length === 0) return;
-  const text = segments.length === 1 ? segments[0].text : segments.map((s) => s.text).join("");
+  const text = segments.length === 1 ? segments[0]!.text : segments.map((s) => s.text).join("");
   const enc = tokenizer.encodeWithOffsets(text);
   let seg = 0;
-  let segEnd = segments[0].text.length;
+  let segEnd = segments[0]!.text.length;
   for (let t = 0; t < enc.ids.length; t++) {
-    const start = enc.starts[t];
+    const start = enc.starts[t]!;
     // Starts never decrease, so a forward walk finds the holder in amortized O(1).
     while (start >= segEnd && seg < segments.length - 1) {
       seg++;
-      segEnd += segments[seg].text.length;
+      segEnd += segments[seg]!.text.length;
     }
-    const s = segments[seg];
-    out.tokenIds.push(enc.ids[t]);
+    const s = segments[seg]!;
+    out.tokenIds.push(enc.ids[t]!);
     out.messageIndices.push(s.messageIndex);
     out.sampledMask.push(s.sampled);
     out.isContent.push(s.content);

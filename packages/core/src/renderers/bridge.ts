@@ -47,9 +47,9 @@ export function bridgeIds(
   if (synthesize) keep = prevCompletionIds.length;
   // slice + push (not indexed writes into a presized array): slice copies a packed array in bulk.
   const out = prevPromptIds.slice();
-  for (let i = 0; i < keep; i++) out.push(prevCompletionIds[i]);
+  for (let i = 0; i < keep; i++) out.push(prevCompletionIds[i]!);
   if (synthesize) out.push(synthesizeClose);
-  for (let i = 0; i < tail.length; i++) out.push(tail[i]);
+  for (let i = 0; i < tail.length; i++) out.push(tail[i]!);
   return out;
 }
 
@@ -70,8 +70,8 @@ export function bridgedTokens(
   const messageIndices = repeated(MINUS_ONE, -1, prefixLength);
   const isContent = repeated(FALSE, false, prefixLength);
   for (let j = 0; j < tail.tokenIds.length; j++) {
-    messageIndices.push(tail.messageIndices[j]);
-    isContent.push(tail.isContent[j]);
+    messageIndices.push(tail.messageIndices[j]!);
+    isContent.push(tail.isContent[j]!);
   }
   const sampledMask = repeated(FALSE, false, total);
   return {

@@ -124,11 +124,11 @@ export function ownersFromMarks(marked: MarkedText): Int32Array {
   const { text, starts, loopEnd } = marked;
   const owner = new Int32Array(text.length).fill(-1);
   const order = starts.map((s, k) => [s, k] as const).filter(([s]) => s >= 0);
-  const firstStart = order.length ? order[0][0] : loopEnd;
+  const firstStart = order.length ? order[0]![0] : loopEnd;
   if (starts.length > 0 && starts[0] === -1) owner.fill(0, 0, firstStart);
   for (let j = 0; j < order.length; j++) {
-    const [s, k] = order[j];
-    const e = j + 1 < order.length ? order[j + 1][0] : loopEnd;
+    const [s, k] = order[j]!;
+    const e = j + 1 < order.length ? order[j + 1]![0] : loopEnd;
     owner.fill(k, s, e);
   }
   return owner;

@@ -71,7 +71,7 @@ export function jinjaBridge(
   const opts: RenderOptions = { tools: options.tools, enableThinking: options.enableThinking };
   const marked = ctx.renderMarkedText(all, { ...opts, addGenerationPrompt: true });
   if (!marked) return decline("the template's message spans cannot be read from one render");
-  const aStart = marked.starts[a];
+  const aStart = marked.starts[a]!;
   if (aStart < 0) return decline("the template wrote nothing for the sampled assistant turn");
 
   // Was the history before the sampled turn rendered the same way last turn?
@@ -84,8 +84,8 @@ export function jinjaBridge(
 
   let tailStart = marked.loopEnd;
   for (let k = first; k < all.length; k++) {
-    if (marked.starts[k] >= 0) {
-      tailStart = marked.starts[k];
+    if (marked.starts[k]! >= 0) {
+      tailStart = marked.starts[k]!;
       break;
     }
   }

@@ -117,7 +117,7 @@ export class JinjaRenderer implements Renderer {
     const at = text.indexOf(body);
     if (at < 0) return undefined;
     const ids = this.tokenizer.encode(text.slice(at + body.length));
-    return ids.length > 0 && this.tokenizer.isAddedToken(ids[0]) ? ids[0] : undefined;
+    return ids.length > 0 && this.tokenizer.isAddedToken(ids[0]!) ? ids[0] : undefined;
   }
 
   /** The template's context for these inputs. */
@@ -180,7 +180,7 @@ export class JinjaRenderer implements Renderer {
     while (s < text.length) {
       let e = s + 1;
       while (e < text.length && owner[e] === owner[s]) e++;
-      const k = owner[s];
+      const k = owner[s]!;
       if (k >= 0 && messages[k]) {
         const part = text.slice(s, e);
         if (messages[k].role === "assistant") {
@@ -285,7 +285,7 @@ function toSegments(
   const out: Segment[] = [];
   const flags = (c: number) => {
     const s = inRanges(sampled, c);
-    const k = owner[c];
+    const k = owner[c]!;
     return { messageIndex: k >= 0 ? k - indexBase : -1, sampled: s, content: s || inRanges(content, c) };
   };
   let start = from;

@@ -45,8 +45,8 @@ export function pyFloatRepr(x: number): string {
   if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
   const [mant, expStr] = x.toExponential().split("e");
   const exp = Number(expStr);
-  const neg = mant.startsWith("-");
-  const digits = mant.replace("-", "").replace(".", "");
+  const neg = mant!.startsWith("-");
+  const digits = mant!.replace("-", "").replace(".", "");
   const sign = neg ? "-" : "";
   if (exp >= -4 && exp < 16) {
     if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
@@ -128,7 +128,7 @@ export function parseJsonKeepingFloats(text: string, opts: { pythonConstants?: b
   if (!opts.pythonConstants && !/[0-9][.eE]|[0-9]{16}|"[0-9]+"\s*:/.test(text)) return JSON.parse(text);
   let pos = 0;
   const ws = () => {
-    while (pos < text.length && " \t\n\r".includes(text[pos])) pos++;
+    while (pos < text.length && " \t\n\r".includes(text[pos]!)) pos++;
   };
   const fail = (what: string): never => {
     throw new SyntaxError(`${what} at position ${pos}`);

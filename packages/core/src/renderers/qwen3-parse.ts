@@ -12,7 +12,7 @@ import type { ParsedResponse } from "./renderer.ts";
 
 /** Ids before the first stop id: the model should not generate past it. */
 export function truncateAtStop(ids: readonly number[], stopIds: readonly number[]): number[] {
-  for (let i = 0; i < ids.length; i++) if (stopIds.includes(ids[i])) return ids.slice(0, i);
+  for (let i = 0; i < ids.length; i++) if (stopIds.includes(ids[i]!)) return ids.slice(0, i);
   return ids.slice();
 }
 

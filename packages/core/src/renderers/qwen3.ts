@@ -66,23 +66,23 @@ export class Qwen3Renderer implements Renderer {
       (m) => (pythonMode ? null : hfNullToolContent(m)) ?? contentText(m.content),
     );
     const out = new SegmentList();
-    const firstIsSystem = messages[0].role === "system";
+    const firstIsSystem = messages[0]!.role === "system";
     const tools = options.tools;
-    if (tools && tools.length > 0) pushToolsSystem(out, tools, firstIsSystem ? messages[0] : null);
-    else if (firstIsSystem) pushPlainTurn(out, "system", contents[0], 0);
+    if (tools && tools.length > 0) pushToolsSystem(out, tools, firstIsSystem ? messages[0]! : null);
+    else if (firstIsSystem) pushPlainTurn(out, "system", contents[0]!, 0);
 
     const lastQi = lastQueryIndex(messages, contents);
     for (let i = 0; i < messages.length; i++) {
-      const msg = messages[i];
+      const msg = messages[i]!;
       switch (msg.role) {
         case "system":
-          if (i > 0) pushPlainTurn(out, "system", contents[i], i);
+          if (i > 0) pushPlainTurn(out, "system", contents[i]!, i);
           break;
         case "user":
-          pushPlainTurn(out, "user", contents[i], i);
+          pushPlainTurn(out, "user", contents[i]!, i);
           break;
         case "assistant": {
-          const { reasoning, content } = splitReasoning(msg, contents[i], pythonMode);
+          const { reasoning, content } = splitReasoning(msg, contents[i]!, pythonMode);
           const inWindow = i > lastQi && (i === messages.length - 1 || reasoning !== "");
           const override = reasoning !== "" && preservePastThinking(messages, i, this.config);
           pushAssistant(out, msg, i, reasoning, content, inWindow || override, pythonMode);
@@ -91,10 +91,10 @@ export class Qwen3Renderer implements Renderer {
         case "tool":
           pushToolResponse(
             out,
-            contents[i],
+            contents[i]!,
             i,
-            i > 0 && messages[i - 1].role === "tool",
-            i + 1 < messages.length && messages[i + 1].role === "tool",
+            i > 0 && messages[i - 1]!.role === "tool",
+            i + 1 < messages.length && messages[i + 1]!.role === "tool",
           );
           break;
         // Other roles are not part of the Qwen3 template: it emits nothing for them.
@@ -135,7 +135,7 @@ export class Qwen3Renderer implements Renderer {
     // The `\n` after the close: the template writes it, the engine stopped before it.
     out.push("\n", -1, false, false);
     for (let i = 0; i < newMessages.length; i++) {
-      const msg = newMessages[i];
+      const msg = newMessages[i]!;
       // As in a full render: HF prints a tool message's null content as `None`.
       const content = (pythonMode ? null : hfNullToolContent(msg)) ?? contentText(msg.content);
       if (msg.role === "user" || msg.role === "system") pushPlainTurn(out, msg.role, content, i);
@@ -144,8 +144,8 @@ export class Qwen3Renderer implements Renderer {
           out,
           content,
           i,
-          i > 0 && newMessages[i - 1].role === "tool",
-          i + 1 < newMessages.length && newMessages[i + 1].role === "tool",
+          i > 0 && newMessages[i - 1]!.role === "tool",
+          i + 1 < newMessages.length && newMessages[i + 1]!.role === "tool",
         );
       } else return decline(`role "${msg.role}" cannot be appended to a Qwen3 conversation`);
     }

@@ -12,8 +12,8 @@ import type { RenderMessage } from "./renderer.ts";
  */
 export function lastQueryIndex(messages: readonly RenderMessage[], contents: readonly string[]): number {
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role !== "user" || typeof messages[i].content !== "string") continue;
-    const c = contents[i];
+    if (messages[i]!.role !== "user" || typeof messages[i]!.content !== "string") continue;
+    const c = contents[i]!;
     if (!(c.startsWith("<tool_response>") && c.endsWith("</tool_response>"))) return i;
   }
   return messages.length - 1;
@@ -39,10 +39,10 @@ export function splitReasoning(
     const at = content.indexOf("</think>");
     parts.splice(0, parts.length, content.slice(0, at), content.slice(at + "</think>".length));
   }
-  const before = pyRstrip(parts[0], "\n").split("<think>");
+  const before = pyRstrip(parts[0]!, "\n").split("<think>");
   return {
-    reasoning: pyLstrip(before[before.length - 1], "\n"),
-    content: pyLstrip(parts[parts.length - 1], "\n"),
+    reasoning: pyLstrip(before[before.length - 1]!, "\n"),
+    content: pyLstrip(parts[parts.length - 1]!, "\n"),
   };
 }
 
@@ -65,12 +65,12 @@ export function preservePastThinking(
   if (!cfg.preserveThinkingBetweenToolCalls) return false;
   let lastUser = -1;
   for (let j = messages.length - 1; j >= 0; j--) {
-    if (messages[j].role === "user") {
+    if (messages[j]!.role === "user") {
       lastUser = j;
       break;
     }
   }
   if (index <= lastUser) return false;
-  for (let j = lastUser + 1; j < messages.length; j++) if (messages[j].role === "tool") return true;
+  for (let j = lastUser + 1; j < messages.length; j++) if (messages[j]!.role === "tool") return true;
   return false;
 }

@@ -13,7 +13,7 @@ export type Span = [number, number];
 export function tokensPerMessage(r: RenderedTokens, opts: { sampledOnly?: boolean } = {}): number[] {
   const out = new Array<number>(r.messageRoles.length).fill(0);
   r.messageIndices.forEach((idx, k) => {
-    if (idx >= 0 && idx < out.length && (!opts.sampledOnly || r.sampledMask[k])) out[idx]++;
+    if (idx >= 0 && idx < out.length && (!opts.sampledOnly || r.sampledMask[k])) out[idx]!++;
   });
   return out;
 }
@@ -23,7 +23,7 @@ export function messageTokenSpans(r: RenderedTokens): (Span | null)[] {
   const out: (Span | null)[] = new Array(r.messageRoles.length).fill(null);
   r.messageIndices.forEach((idx, k) => {
     if (idx < 0 || idx >= out.length) return;
-    const span = out[idx];
+    const span = out[idx]!;
     if (span === null) out[idx] = [k, k + 1];
     else span[1] = k + 1;
   });
@@ -53,7 +53,7 @@ export function tokensByRole(
   const counts = tokensPerMessage(r, opts);
   const out: Record<string, number> = {};
   r.messageRoles.forEach((role, i) => {
-    out[role] = (out[role] ?? 0) + counts[i];
+    out[role] = (out[role] ?? 0) + counts[i]!;
   });
   return out;
 }

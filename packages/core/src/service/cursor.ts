@@ -74,7 +74,7 @@ export function epochOrder(numTasks: number, shuffle: boolean, seed: number, epo
 
 function insertSorted(list: number[], value: number): void {
   let i = list.length;
-  while (i > 0 && list[i - 1] > value) i--;
+  while (i > 0 && list[i - 1]! > value) i--;
   list.splice(i, 0, value);
 }
 
@@ -101,11 +101,11 @@ export class TaskCursor {
   taskOf(slot: number): number {
     const n = this.state.num_tasks;
     const epoch = Math.floor(slot / n);
-    if (epoch === this.state.epoch) return this.order[slot % n];
+    if (epoch === this.state.epoch) return this.order[slot % n]!;
     if (this.otherOrder?.epoch !== epoch) {
       this.otherOrder = { epoch, order: epochOrder(n, this.state.shuffle, this.state.seed, epoch) };
     }
-    return this.otherOrder.order[slot % n];
+    return this.otherOrder.order[slot % n]!;
   }
 
   take(): Taken {

@@ -199,7 +199,7 @@ export async function runRollout(
   const worker = async () => {
     while (!signal.aborted && launched < total) {
       const seq = launched++;
-      await runOne(seq, given ? given[seq] : cursor ? cursor.take() : { task: seq, slot: seq });
+      await runOne(seq, given ? given[seq]! : cursor ? cursor.take() : { task: seq, slot: seq });
     }
   };
 

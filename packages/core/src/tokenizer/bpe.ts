@@ -75,7 +75,7 @@ export class BytePairModel {
     this.fallbackIds = new Int32Array(256).fill(-1);
     for (let b = 0; b < 256; b++) {
       if (byteLevel) {
-        const id = this.vocab.get(BYTE_TO_CHAR[b]);
+        const id = this.vocab.get(BYTE_TO_CHAR[b]!);
         if (id === undefined) throw new Error(`byte-level vocabulary lacks byte ${b}`);
         this.byteIds[b] = id;
       }
@@ -101,12 +101,12 @@ export class BytePairModel {
     const bytes = Buffer.from(piece, "utf8");
     if (this.ignoreMerges) {
       let alpha = "";
-      for (let i = 0; i < bytes.length; i++) alpha += BYTE_TO_CHAR[bytes[i]];
+      for (let i = 0; i < bytes.length; i++) alpha += BYTE_TO_CHAR[bytes[i]!];
       const whole = this.vocab.get(alpha);
       if (whole !== undefined) return [whole];
     }
     const syms: number[] = new Array(bytes.length);
-    for (let i = 0; i < bytes.length; i++) syms[i] = this.byteIds[bytes[i]];
+    for (let i = 0; i < bytes.length; i++) syms[i] = this.byteIds[bytes[i]!]!;
     return this.mergeAll(syms);
   }
 
@@ -128,9 +128,9 @@ export class BytePairModel {
       if (this.byteFallback) {
         const bytes = Buffer.from(ch, "utf8");
         let all = true;
-        for (const b of bytes) if (this.fallbackIds[b] < 0) all = false;
+        for (const b of bytes) if (this.fallbackIds[b]! < 0) all = false;
         if (all) {
-          for (const b of bytes) syms.push(this.fallbackIds[b]);
+          for (const b of bytes) syms.push(this.fallbackIds[b]!);
           lastUnk = false;
           continue;
         }
@@ -171,7 +171,7 @@ export function mergeByScan(syms: number[], merges: ReadonlyMap<number, number>)
     let bestPos = -1;
     let bestId = -1;
     for (let i = 0; i < syms.length - 1; i++) {
-      const packed = merges.get(syms[i] * PAIR_SHIFT + syms[i + 1]);
+      const packed = merges.get(syms[i]! * PAIR_SHIFT + syms[i + 1]!);
       if (packed === undefined) continue;
       const rank = Math.floor(packed / PAIR_SHIFT);
       if (rank < bestRank) {
@@ -202,9 +202,9 @@ export function mergeByHeap(syms: readonly number[], merges: ReadonlyMap<number,
   }
   const heap: number[] = [];
   const candidate = (i: number): void => {
-    const j = next[i];
+    const j = next[i]!;
     if (j < 0) return;
-    const packed = merges.get(sym[i] * PAIR_SHIFT + sym[j]);
+    const packed = merges.get(sym[i]! * PAIR_SHIFT + sym[j]!);
     if (packed !== undefined) heapPush(heap, Math.floor(packed / PAIR_SHIFT) * POS_SHIFT + i);
   };
   for (let i = 0; i < n - 1; i++) candidate(i);
@@ -212,22 +212,22 @@ export function mergeByHeap(syms: readonly number[], merges: ReadonlyMap<number,
     const key = heapPop(heap);
     const rank = Math.floor(key / POS_SHIFT);
     const i = key - rank * POS_SHIFT;
-    const j = next[i];
-    if (sym[i] < 0 || j < 0) continue;
-    const packed = merges.get(sym[i] * PAIR_SHIFT + sym[j]);
+    const j = next[i]!;
+    if (sym[i]! < 0 || j < 0) continue;
+    const packed = merges.get(sym[i]! * PAIR_SHIFT + sym[j]!);
     // Each pair has exactly one rank, so an equal rank means the pair is still the pushed one.
     if (packed === undefined || Math.floor(packed / PAIR_SHIFT) !== rank) continue;
     sym[i] = packed - rank * PAIR_SHIFT;
     sym[j] = -1;
-    const k = next[j];
+    const k = next[j]!;
     next[i] = k;
     if (k >= 0) prev[k] = i;
-    if (prev[i] >= 0) candidate(prev[i]);
+    if (prev[i]! >= 0) candidate(prev[i]!);
     candidate(i);
   }
   // Position 0 is never merged away (only right-hand symbols are), so the list starts there.
   const out: number[] = [];
-  for (let i = n > 0 ? 0 : -1; i >= 0; i = next[i]) out.push(sym[i]);
+  for (let i = n > 0 ? 0 : -1; i >= 0; i = next[i]!) out.push(sym[i]!);
   return out;
 }
 
@@ -236,15 +236,15 @@ function heapPush(heap: number[], key: number): void {
   heap.push(key);
   while (i > 0) {
     const parent = (i - 1) >> 1;
-    if (heap[parent] <= key) break;
-    heap[i] = heap[parent];
+    if (heap[parent]! <= key) break;
+    heap[i] = heap[parent]!;
     i = parent;
   }
   heap[i] = key;
 }
 
 function heapPop(heap: number[]): number {
-  const top = heap[0];
+  const top = heap[0]!;
   const last = heap.pop() as number;
   const n = heap.length;
   if (n > 0) {
@@ -253,9 +253,9 @@ function heapPop(heap: number[]): number {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const c = r < n && heap[r] < heap[l] ? r : l;
-      if (heap[c] >= last) break;
-      heap[i] = heap[c];
+      const c = r < n && heap[r]! < heap[l]! ? r : l;
+      if (heap[c]! >= last) break;
+      heap[i] = heap[c]!;
       i = c;
     }
     heap[i] = last;

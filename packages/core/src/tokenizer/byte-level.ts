@@ -37,7 +37,7 @@ export function tokenStringToBytes(token: string): number[] {
   for (let i = 0; i < token.length; i++) {
     const code = token.charCodeAt(i);
     const b = code < 512 ? CHAR_TO_BYTE[code] : -1;
-    if (b >= 0) out.push(b);
+    if (b! >= 0) out.push(b!);
   }
   return out;
 }

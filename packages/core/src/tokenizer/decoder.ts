@@ -21,8 +21,8 @@ export function byteLevelBytes(token: string): Uint8Array {
   for (let i = 0; i < token.length; i++) {
     const code = token.charCodeAt(i);
     const b = code < 512 ? CHAR_TO_BYTE[code] : -1;
-    if (b < 0) return Buffer.from(token, "utf8");
-    out[i] = b;
+    if (b! < 0) return Buffer.from(token, "utf8");
+    out[i] = b!;
   }
   return out;
 }
@@ -49,7 +49,7 @@ function byteFallback(tokens: string[]): string[] {
   };
   for (const t of tokens) {
     const m = t.length === 6 ? BYTE_TOKEN.exec(t) : null;
-    if (m) bytes.push(Number.parseInt(m[1], 16));
+    if (m) bytes.push(Number.parseInt(m[1]!, 16));
     else {
       flush();
       out.push(t);

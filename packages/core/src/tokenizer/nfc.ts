@@ -83,11 +83,11 @@ export function hfNfc(text: string): string {
   const cls = (cp: number) => ccc.get(cp) ?? 0;
   // Canonical ordering: a stable sort of each run of non-starters by combining class.
   for (let i = 1; i < cps.length; i++) {
-    const c = cls(cps[i]);
+    const c = cls(cps[i]!);
     if (c === 0) continue;
     let j = i;
-    while (j > 0 && cls(cps[j - 1]) > c) {
-      [cps[j - 1], cps[j]] = [cps[j], cps[j - 1]];
+    while (j > 0 && cls(cps[j - 1]!) > c) {
+      [cps[j - 1], cps[j]] = [cps[j]!, cps[j - 1]!];
       j--;
     }
   }
@@ -111,7 +111,7 @@ export function hfNfc(text: string): string {
   for (const cp of cps) {
     const c = cls(cp);
     if (starter >= 0 && (lastClass < c || lastClass === 0)) {
-      const composite = pair(out[starter], cp);
+      const composite = pair(out[starter]!, cp);
       if (composite !== undefined) {
         out[starter] = composite;
         continue;

@@ -26,7 +26,7 @@ export function pieceOffsets(
   out: EncodingWithOffsets,
 ): void {
   if (pieceIds.length === 1) {
-    out.ids.push(pieceIds[0]);
+    out.ids.push(pieceIds[0]!);
     out.starts.push(ps);
     out.ends.push(pe);
     return;
@@ -80,18 +80,18 @@ export function remapOffsets(raw: string, norm: string, out: EncodingWithOffsets
     let hi = normStarts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (normStarts[mid] <= x) lo = mid;
+      if (normStarts[mid]! <= x) lo = mid;
       else hi = mid - 1;
     }
     if (lo === normStarts.length - 1) return raw.length;
-    const ns = normStarts[lo];
-    const rs = rawStarts[lo];
-    const sameLength = normStarts[lo + 1] - ns === rawStarts[lo + 1] - rs;
+    const ns = normStarts[lo]!;
+    const rs = rawStarts[lo]!;
+    const sameLength = normStarts[lo + 1]! - ns === rawStarts[lo + 1]! - rs;
     return sameLength ? rs + (x - ns) : rs;
   };
   for (let k = 0; k < out.ids.length; k++) {
-    out.starts[k] = map(out.starts[k]);
-    out.ends[k] = map(out.ends[k]);
+    out.starts[k] = map(out.starts[k]!);
+    out.ends[k] = map(out.ends[k]!);
   }
 }
 

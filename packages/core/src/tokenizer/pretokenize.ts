@@ -47,7 +47,7 @@ export function translateOniguruma(pattern: string): string {
     return `\\${next}`;
   };
   while (i < pattern.length) {
-    const ch = pattern[i];
+    const ch = pattern[i]!;
     if (ch === "\\") {
       out += escapeAt(false);
     } else if (ch === "[") {
@@ -59,7 +59,7 @@ export function translateOniguruma(pattern: string): string {
       }
       let first = true;
       while (i < pattern.length && (pattern[i] !== "]" || first)) {
-        const c = pattern[i];
+        const c = pattern[i]!;
         first = false;
         if (c === "\\") out += escapeAt(true);
         else if (c === "[") unsupported(pattern, "a nested class");
@@ -141,8 +141,8 @@ function emitRuns(runs: number[], behavior: SplitBehavior, base: number, out: nu
   let pending = -1; // start of a piece still open (MergedWith*, Contiguous)
   let pendingEnd = -1;
   for (let r = 0; r < runs.length; r += 3) {
-    const a = runs[r] + base;
-    const b = runs[r + 1] + base;
+    const a = runs[r]! + base;
+    const b = runs[r + 1]! + base;
     const isMatch = runs[r + 2] === 1;
     switch (behavior) {
       case "Isolated":
@@ -181,7 +181,7 @@ function emitRuns(runs: number[], behavior: SplitBehavior, base: number, out: nu
         break;
     }
   }
-  const end = behavior === "Contiguous" ? pendingEnd : runs.length ? runs[runs.length - 2] + base : 0;
+  const end = behavior === "Contiguous" ? pendingEnd : runs.length ? runs[runs.length - 2]! + base : 0;
   if (pending >= 0 && end > pending) out.push(pending, end);
 }
 
@@ -196,7 +196,7 @@ export function runSteps(steps: readonly PieceStep[], text: string, out: number[
   let tmp: number[] = [];
   for (const step of steps) {
     tmp.length = 0;
-    for (let p = 0; p < out.length; p += 2) if (out[p + 1] > out[p]) step(text, out[p], out[p + 1], tmp);
+    for (let p = 0; p < out.length; p += 2) if (out[p + 1]! > out[p]!) step(text, out[p]!, out[p + 1]!, tmp);
     const swap = out.slice();
     out.length = 0;
     for (const x of tmp) out.push(x);

@@ -98,9 +98,9 @@ export class BpeTokenizer {
       (s, e) => {
         const chunk = this.encodeChunk(text.slice(s, e));
         for (let i = 0; i < chunk.ids.length; i++) {
-          out.ids.push(chunk.ids[i]);
-          out.starts.push(s + chunk.starts[i]);
-          out.ends.push(s + chunk.ends[i]);
+          out.ids.push(chunk.ids[i]!);
+          out.starts.push(s + chunk.starts[i]!);
+          out.ends.push(s + chunk.ends[i]!);
         }
       },
       (id, s, e) => {
@@ -134,8 +134,8 @@ export class BpeTokenizer {
     runSteps(this.steps, text, pieces);
     const out: EncodingWithOffsets = { ids: [], starts: [], ends: [] };
     for (let p = 0; p < pieces.length; p += 2) {
-      const ps = pieces[p];
-      const pe = pieces[p + 1];
+      const ps = pieces[p]!;
+      const pe = pieces[p + 1]!;
       pieceOffsets(text, ps, pe, this.model.encodePiece(text.slice(ps, pe)), this.byteLen, out);
     }
     if (remap && text !== raw) remapOffsets(raw, text, out);
@@ -167,7 +167,7 @@ export class BpeTokenizer {
     let buf = this.decodeScratch;
     let len = 0;
     for (let k = 0; k < ids.length; k++) {
-      const id = ids[k];
+      const id = ids[k]!;
       if (skip && this.specialTokenIds.has(id)) continue;
       if (this.addedById.get(id) === undefined && this.model.idToToken[id] === undefined) continue;
       const b = this.bytesOf(id);

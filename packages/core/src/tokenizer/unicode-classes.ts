@@ -65,12 +65,12 @@ function minus(a: readonly [number, number][], b: readonly [number, number][]): 
   for (const [lo, hi] of a) {
     let cp = lo;
     while (cp <= hi) {
-      while (j < b.length && b[j][1] < cp) j++;
-      if (j < b.length && b[j][0] <= cp) {
-        cp = b[j][1] + 1;
+      while (j < b.length && b[j]![1] < cp) j++;
+      if (j < b.length && b[j]![0] <= cp) {
+        cp = b[j]![1] + 1;
         continue;
       }
-      const until = j < b.length ? Math.min(hi, b[j][0] - 1) : hi;
+      const until = j < b.length ? Math.min(hi, b[j]![0] - 1) : hi;
       for (let x = cp; x <= until; x++) if (x < 0xd800 || x > 0xdfff) out.push(x);
       cp = until + 1;
     }
@@ -111,8 +111,8 @@ function compactClass(cps: readonly number[]): string {
   let out = "";
   for (let i = 0; i < cps.length; i++) {
     let j = i;
-    while (j + 1 < cps.length && cps[j + 1] === cps[j] + 1) j++;
-    out += j > i ? `${hex(cps[i])}-${hex(cps[j])}` : hex(cps[i]);
+    while (j + 1 < cps.length && cps[j + 1] === cps[j]! + 1) j++;
+    out += j > i ? `${hex(cps[i]!)}-${hex(cps[j]!)}` : hex(cps[i]!);
     i = j;
   }
   return out;

@@ -101,8 +101,8 @@ export class AdminChannel {
       ),
     );
     // The base URL must accept the abort; a worker that vanished is not an error.
-    const base = results[0];
-    if (base.status === "rejected") throw base.reason;
+    const base = results[0]!;
+    if (base.status === "rejected") throw base.reason!;
     if (base.value.status !== 200 && workers.length === 0) {
       throw new ProviderHttpError(`/abort_request returned ${base.value.status}`, {
         statusCode: base.value.status,

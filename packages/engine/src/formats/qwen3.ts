@@ -14,7 +14,7 @@ const TURN = /<\|im_start\|>([^\n]*)\n([\s\S]*?)(?:<\|im_end\|>|$)/g;
 /** All turns in order; the trailing open `assistant` generation prompt comes last with its partial content. */
 export function parseChatPrompt(promptText: string): PromptMessage[] {
   const out: PromptMessage[] = [];
-  for (const m of promptText.matchAll(TURN)) out.push({ role: m[1], content: m[2] });
+  for (const m of promptText.matchAll(TURN)) out.push({ role: m[1]!, content: m[2]! });
   return out;
 }
 

@@ -25,5 +25,5 @@ export function resolvePolicy(spec: string | PolicyFn | undefined, reference?: R
 /** A display name for a policy spec (model name, logs). */
 export function policyName(spec: string | PolicyFn | undefined): string {
   if (typeof spec === "function") return "custom";
-  return (spec ?? "echo").split(":")[0];
+  return (spec ?? "echo").split(":")[0]!;
 }

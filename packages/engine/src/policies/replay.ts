@@ -46,7 +46,7 @@ export function replayPolicy(file: string): PolicyFn {
       const hit = matched.find((r) => text.includes(r.match as string));
       if (hit) return hit.reply;
     }
-    if (ordered.length) return ordered[next++ % ordered.length].reply;
+    if (ordered.length) return ordered[next++ % ordered.length]!.reply;
     return echoReply(ctx);
   };
 }

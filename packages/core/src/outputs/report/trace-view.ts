@@ -62,7 +62,7 @@ export function traceDetails(t: TraceRecord): string {
             (b, i) =>
               `<div class="branch">branch ${i + 1} of ${t.branches.length}</div>` +
               b.node_indices
-                .map((k) => (t.nodes[k] ? messageHtml(t.nodes[k]!.message, t.nodes[k]!.sampled) : ""))
+                .map((k) => (t.nodes[k] ? messageHtml(t.nodes[k].message, t.nodes[k].sampled) : ""))
                 .join(""),
           )
           .join("")
