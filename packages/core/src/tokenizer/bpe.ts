@@ -53,9 +53,9 @@ export class BytePairModel {
     this.idToToken = [];
     const tokens = Object.keys(model.vocab);
     for (let i = 0; i < tokens.length; i++) {
-      const id = model.vocab[tokens[i]];
-      this.vocab.set(tokens[i], id);
-      this.idToToken[id] = tokens[i];
+      const id = model.vocab[tokens[i]!]!;
+      this.vocab.set(tokens[i]!, id);
+      this.idToToken[id] = tokens[i]!;
     }
     if (this.idToToken.length >= PAIR_SHIFT) throw new Error("BPE vocabulary too large for pair keys");
     model.merges.forEach((merge, rank) => {
