@@ -10,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 
 import pytest
-from conftest import needs_node
+from conftest import REPO, REVERSE_TEXT, needs_node
 from helpers import assert_batch, evaluate, task_indices, train
 
 from envroll_miles.miles_types import load_types
+from envroll_miles.replicas import RayReplica
 
 pytestmark = needs_node
 
@@ -69,13 +71,23 @@ def test_three_local_replicas_train_eval_and_survive_a_kill(real_service):
     _check(fn, lambda r: os.killpg(r.process.pid, signal.SIGKILL))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def ray_cluster():
     if ray is None:
         pytest.skip("ray is not importable: pip install -e 'python/envroll_miles[ray]' to run the Ray replica test")
+    # Ray's own reaping of a dead worker's children off: these tests check envroll's cleanup,
+    # which must not depend on a cluster setting.
+    reaping = {"RAY_kill_child_processes_on_worker_exit": "0", "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "0"}
+    saved = {k: os.environ.get(k) for k in reaping}
+    os.environ.update(reaping)
     ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster, real_service):
@@ -84,3 +96,37 @@ def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster
     # Three actors of one CPU each fill the three-CPU cluster: all are placed, one per CPU.
     assert ray.available_resources().get("CPU", 0) == 0
     _check(fn, lambda r: os.kill(ray.get(r.actor.pid.remote()), signal.SIGKILL))
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or a zombie waiting for its reaper."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_hung_ray_replica_is_replaced_and_its_serve_does_not_outlive_it(ray_cluster, engine, tmp_path, monkeypatch):
+    # A hung service never reads the EOF that ends it when its actor dies: the restart must
+    # kill it, or every hang leaves a stopped `envroll serve` holding its port and memory.
+    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'packages' / 'cli' / 'bin' / 'envroll.mjs'}")
+    cfg = tmp_path / "env.toml"
+    cfg.write_text(f'model = "Qwen/Qwen3-0.6B"\n[taskset]\nid = "{REVERSE_TEXT}"\n')
+    replica = RayReplica("ray-hung", str(cfg), None, num_cpus=1)
+    old_pid = None
+    try:
+        old_pid = ray.get(replica.actor.serve_pid.remote(), timeout=60)
+        os.kill(old_pid, signal.SIGSTOP)
+        assert not replica.client.health(timeout=2.0)
+        replica.restart(120.0)
+        assert replica.client.health()
+        assert ray.get(replica.actor.serve_pid.remote(), timeout=60) != old_pid
+        deadline = time.monotonic() + 30
+        while not _gone(old_pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(old_pid), "the hung serve outlived its replaced actor"
+    finally:
+        replica.stop()
+        if old_pid is not None and not _gone(old_pid):
+            os.kill(old_pid, signal.SIGKILL)

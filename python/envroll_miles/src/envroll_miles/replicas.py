@@ -94,6 +94,15 @@ class ServeActor:
     def serve_pid(self) -> int:
         return self.process.pid
 
+    def kill_serve(self) -> None:
+        """SIGKILL to the serve's process group. A serve ends by itself when this actor dies (EOF
+        on its stdin), but a hung one never reads that EOF, and Ray's reaping of a dead worker's
+        children is a cluster setting (``RAY_kill_child_processes_on_worker_exit*``)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
 
 def _forwarded_env() -> dict:
     """What a replica on another node needs to find and configure ``envroll serve``."""
@@ -129,16 +138,21 @@ class RayReplica(Replica):
         self.client = ServiceClient(url, token=self._token)
         self.client.wait_healthy(timeout)
 
-    def _kill(self) -> None:
+    def _kill(self, serve_too: bool = False) -> None:
+        if serve_too:
+            try:
+                self._ray.get(self.actor.kill_serve.remote(), timeout=10.0)
+            except Exception:  # noqa: BLE001 - the actor is dead already: its serve got EOF
+                pass
         try:
             self._ray.kill(self.actor, no_restart=True)
         except Exception:  # noqa: BLE001 - already gone
             pass
 
     def restart(self, timeout: float) -> None:
-        """A dead actor and a hung one alike: kill it for good (its serve exits with its stdin)
-        and place a new one, wherever Ray finds the CPUs."""
-        self._kill()
+        """A dead actor and a hung one alike: kill its serve and the actor for good, and place a
+        new one wherever Ray finds the CPUs."""
+        self._kill(serve_too=True)
         self._spawn(timeout)
 
     def stop(self) -> None:
