@@ -110,7 +110,7 @@ def test_a_replica_that_comes_back_late_cannot_deliver_a_reissued_group(fake_ser
     # Task 2 is held until that happened, so the late line lands while the step still collects.
     fn, _ = fake_service(
         {"num_tasks": 6, "delay_ms": 50}, envroll_replicas=3, envroll_replica_concurrency=2,
-        rollout_batch_size=3, n_samples_per_prompt=2, envroll_health_timeout=1.0,
+        rollout_batch_size=3, n_samples_per_prompt=2, envroll_health_timeout=3.0,
     )  # fmt: skip
     first_read, second_read = threading.Event(), threading.Event()
     late: dict = {}
@@ -150,7 +150,7 @@ def test_a_line_from_an_earlier_step_is_fenced_in_the_next(fake_service):
     # only once step 1 is collecting (whose first group is task 3, launch position 0 as well).
     fn, _ = fake_service(
         {"num_tasks": 6, "delay_ms": 50}, envroll_replicas=2, envroll_replica_concurrency=2,
-        rollout_batch_size=3, n_samples_per_prompt=2, envroll_health_timeout=1.0,
+        rollout_batch_size=3, n_samples_per_prompt=2, envroll_health_timeout=3.0,
     )  # fmt: skip
     first_read = threading.Event()
     late: dict = {}
@@ -249,7 +249,9 @@ def test_per_replica_metrics_are_in_the_step_metrics(fake_service):
     m = train(fn, 0).metrics
     groups = [m[f"envroll/replica/{i}/groups"] for i in range(2)]
     errors = [m[f"envroll/replica/{i}/errors"] for i in range(2)]
-    assert sum(groups) == m["envroll/groups_delivered"] >= 6  # 4 kept + the 2 errored, dropped
+    # 4 kept + the 2 errored (dropped); lines that arrive after the step is full are counted by
+    # their replica but never judged.
+    assert sum(groups) >= m["envroll/groups_delivered"] >= 6
     assert sum(errors) == m["rollout/dynamic_filter/drop_trace_error"] == 2
     for i in range(2):
         p = f"envroll/replica/{i}/"
