@@ -27,6 +27,7 @@ import type { Taskset } from "./task.ts";
 import type { TraceRecord } from "./trace/record.ts";
 import type { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
+import { runPulled } from "./workers.ts";
 
 export interface RunGroupOptions {
   client: Client;
@@ -265,24 +266,10 @@ export class Environment {
         else for (const slot of item.rolloutIndices!) yield () => runSlot(item.taskIndex, slot);
       }
     }
-    const queue = jobs();
     const smallest = items.every(whole) ? n : 1;
     const capacity = options.concurrency ?? this.limiter.concurrency;
-    let failure: unknown = null;
-    const worker = async () => {
-      while (failure === null && !options.signal?.aborted) {
-        const next = queue.next();
-        if (next.done) return;
-        try {
-          await next.value();
-        } catch (e) {
-          failure ??= e;
-        }
-      }
-    };
-    const workers = Math.max(1, Math.min(items.length * n, Math.ceil(capacity / smallest) + 1));
-    await Promise.all(Array.from({ length: workers }, worker));
-    if (failure !== null) throw failure;
+    const workers = Math.min(items.length * n, Math.ceil(capacity / smallest) + 1);
+    await runPulled(jobs(), workers, (job) => job(), options.signal);
     return summary.result();
   }
 

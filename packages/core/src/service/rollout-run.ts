@@ -12,6 +12,7 @@ import type { Sampling } from "../clients/client.ts";
 import { ConversionError, finalAttemptFailed, SampleCounter, tracesToGroup } from "../miles/convert.ts";
 import { type GroupElement, groupSamples } from "../miles/sample.ts";
 import type { TraceRecord } from "../trace/record.ts";
+import { runPulled } from "../workers.ts";
 import type { ClientFactory, EngineSpec, RolloutEnvironment } from "./backend.ts";
 import type { Taken, TaskCursor } from "./cursor.ts";
 import type { CursorStore } from "./cursor-store.ts";
@@ -124,7 +125,6 @@ export async function runRollout(
   const client = await deps.makeClient(engineSpec(req));
   const sampling = req.sampling as Sampling;
   const split = train ? "train" : "eval";
-  let launched = 0;
 
   const handBack = (taken: Taken) => {
     cursor?.giveBack(taken);
@@ -196,16 +196,14 @@ export async function runRollout(
     if (line.drop_reason) summary.dropped[line.drop_reason] = (summary.dropped[line.drop_reason] ?? 0) + 1;
   };
 
-  const worker = async () => {
-    while (!signal.aborted && launched < total) {
-      const seq = launched++;
-      await runOne(seq, given ? given[seq]! : cursor ? cursor.take() : { task: seq, slot: seq });
-    }
-  };
-
-  const workers = Math.max(1, Math.min(total, Math.floor(req.concurrency / req.n)));
+  // Pulled only when a worker is free: taking from the cursor hands the task out.
+  function* launches(): Generator<{ seq: number; taken: Taken }> {
+    for (let seq = 0; seq < total; seq++)
+      yield { seq, taken: given ? given[seq]! : cursor ? cursor.take() : { task: seq, slot: seq } };
+  }
+  const workers = Math.min(total, Math.floor(req.concurrency / req.n));
   try {
-    await Promise.all(Array.from({ length: workers }, worker));
+    await runPulled(launches(), workers, ({ seq, taken }) => runOne(seq, taken), signal);
   } finally {
     outer.removeEventListener("abort", onOuter);
     if (signal.aborted) await client.abort().catch(() => {});
