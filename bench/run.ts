@@ -5,13 +5,14 @@
  *
  *   npm run bench                 full run, 3 repetitions per figure (~10 minutes on 2 cores)
  *   npm run bench -- --quick      ~1–2 minute version (smaller counts, 1 repetition)
- *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup
+ *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup, generic
  *   npm run bench -- --reps N     repetitions per figure (the figure is their median)
  */
 import os from "node:os";
 import { bridge } from "./bridge.ts";
 import { dialects } from "./dialects.ts";
 import { evalWall } from "./eval-wall.ts";
+import { genericRenderer } from "./generic.ts";
 import { type BenchOptions, type Figure, note, printFigure } from "./lib/report.ts";
 import { memory } from "./memory.ts";
 import { renderer } from "./renderer.ts";
@@ -27,6 +28,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   eval: evalWall,
   dialects,
   startup,
+  generic: genericRenderer,
 };
 
 function parseArgs(argv: string[]): { options: BenchOptions; only: string[]; out: string | null } {

@@ -53,6 +53,12 @@ function sentence(r: () => number, words: number): string {
   return `${out.join(" ")}.`;
 }
 
+/** Message i of a plain chat: one or two sentences of dataset words. */
+export function chatTurn(i: number, salt: string, role: "user" | "assistant"): RenderMessage {
+  const r = mulberry32(i * 7919 + salt.length);
+  return { role, content: `${sentence(r, 8 + (i % 5) * 4)} (${salt} ${i})` };
+}
+
 /** One assistant tool-call turn and its tool result (turn t of a tool conversation). */
 export function toolTurn(t: number, salt: string, r: () => number = mulberry32(t)): RenderMessage[] {
   return [

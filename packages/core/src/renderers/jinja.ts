@@ -268,9 +268,11 @@ function commonPrefix(a: string, b: string): number {
   return i;
 }
 
-function inRanges(ranges: readonly [number, number][], at: number): boolean {
-  for (const [s, e] of ranges) if (at >= s && at < e) return true;
-  return false;
+/** 1 at every offset of `text[from:]` inside one of the ranges (one pass, whatever their number). */
+function rangeFlags(length: number, from: number, ranges: readonly [number, number][]): Uint8Array {
+  const flags = new Uint8Array(length);
+  for (const [s, e] of ranges) flags.fill(1, Math.max(s, from), Math.max(from, Math.min(e, length)));
+  return flags;
 }
 
 /** Cuts `text[from:]` wherever the owner or the sampled/content flags change. */
@@ -283,10 +285,12 @@ function toSegments(
   content: readonly [number, number][],
 ): Segment[] {
   const out: Segment[] = [];
+  const isSampled = rangeFlags(text.length, from, sampled);
+  const isContent = rangeFlags(text.length, from, content);
   const flags = (c: number) => {
-    const s = inRanges(sampled, c);
+    const s = isSampled[c] === 1;
     const k = owner[c]!;
-    return { messageIndex: k >= 0 ? k - indexBase : -1, sampled: s, content: s || inRanges(content, c) };
+    return { messageIndex: k >= 0 ? k - indexBase : -1, sampled: s, content: s || isContent[c] === 1 };
   };
   let start = from;
   let cur = from < text.length ? flags(from) : null;

