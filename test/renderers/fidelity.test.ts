@@ -15,7 +15,9 @@ import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 
 const tok = loadTokenizer("qwen3");
 const qwen3 = new Qwen3Renderer({}, tok);
-const goldens = JSON.parse(readFileSync(new URL("../fixtures/families_render.json", import.meta.url), "utf8"));
+const goldens = JSON.parse(
+  readFileSync(new URL("../fixtures/families_render.json", import.meta.url), "utf8"),
+);
 const tokGoldens = JSON.parse(
   readFileSync(new URL("../fixtures/families_tokenizer.json", import.meta.url), "utf8"),
 );
