@@ -63,11 +63,9 @@ test("gpt-oss through the TrainClient: sampled arguments verbatim, the tool turn
   );
   assert.equal(r2.kind, "completion");
   assert.equal(client.counts.bridged, 1);
-  assert.deepEqual(prompts[1]!.slice(0, prompts[0]!.length + replies[0]!.length), [
-    ...prompts[0]!,
-    ...replies[0]!,
-  ]);
-  const tail = gptOssTokenizer().decode(prompts[1]!.slice(prompts[0]!.length + replies[0]!.length));
+  const [prompt1, prompt2, reply1] = [prompts[0]!, prompts[1]!, replies[0]!];
+  assert.deepEqual(prompt2.slice(0, prompt1.length + reply1.length), [...prompt1, ...reply1]);
+  const tail = gptOssTokenizer().decode(prompt2.slice(prompt1.length + reply1.length));
   assert.equal(
     tail,
     '<|start|>functions.lookup to=assistant<|channel|>commentary<|message|>"x"<|end|><|start|>assistant',

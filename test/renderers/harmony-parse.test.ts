@@ -58,10 +58,11 @@ test("gpt-oss parse: the completion of every golden ending on an assistant turn 
       assert.equal(p.reasoningContent, content || thinking || null, c.id);
       const fn = (last.tool_calls as { function: { name: string; arguments: unknown } }[])[0]!.function;
       assert.equal(p.toolCalls.length, 1, c.id);
-      assert.equal(p.toolCalls[0]!.status, "ok", c.id);
-      assert.equal(p.toolCalls[0]!.name, fn.name, c.id);
+      const got = p.toolCalls[0]!;
+      assert.equal(got.status, "ok", c.id);
+      assert.equal(got.name, fn.name, c.id);
       const args = typeof fn.arguments === "string" ? JSON.parse(fn.arguments) : fn.arguments;
-      assert.deepEqual(p.toolCalls[0]!.arguments, JSON.parse(JSON.stringify(args)), c.id);
+      assert.deepEqual(got.arguments, JSON.parse(JSON.stringify(args)), c.id);
     } else {
       assert.equal(p.content, content, c.id);
       assert.equal(p.reasoningContent, thinking ?? null, c.id);

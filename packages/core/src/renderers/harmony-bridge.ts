@@ -57,12 +57,11 @@ export function bridgeHarmony(
 
   const names = toolNames(tokenizer, prevCompletionIds.slice(0, turn.keep), newMessages, options);
   const out = new SegmentList();
-  for (let i = 0; i < newMessages.length; i++) {
-    const m = newMessages[i]!;
+  for (const [i, m] of newMessages.entries()) {
     if (m.role === "user") pushUser(out, m, i);
     else if (m.role === "tool") {
-      const name = names[i]!;
-      if (name === null)
+      const name = names[i];
+      if (name === null || name === undefined)
         return decline(
           `new message ${i} is a tool result with no name and no tool call before it to take the function name from`,
         );
@@ -74,9 +73,9 @@ export function bridgeHarmony(
   const tail = tokenizeSegments(tokenizer, out.segments);
 
   const ids = prevPromptIds.slice();
-  for (let i = 0; i < turn.keep; i++) ids.push(prevCompletionIds[i]!);
+  for (let i = 0; i < turn.keep; i++) ids.push(prevCompletionIds[i] as number);
   if (turn.synthesize) ids.push(HARMONY_IDS.end);
-  for (let i = 0; i < tail.tokenIds.length; i++) ids.push(tail.tokenIds[i]!);
+  for (const id of tail.tokenIds) ids.push(id);
   return bridgedTokens(ids, tail, messageRoles(newMessages), names);
 }
 
@@ -96,13 +95,14 @@ function toolNames(
     all && all.length >= newMessages.length
       ? harmonyToolNames(all).slice(all.length - newMessages.length)
       : harmonyToolNames(newMessages);
-  if (!names.some((n, i) => n === null && newMessages[i]!.role === "tool")) return names;
+  const isTool = newMessages.map((m) => m.role === "tool");
+  if (!names.some((n, i) => n === null && isTool[i])) return names;
   const calls = parseHarmonyCompletion(tokenizer, sampled).toolCalls.filter((c) => c.name !== null);
-  const called = calls.length > 0 ? (calls[calls.length - 1]!.name as string) : null;
+  const called = calls.at(-1)?.name ?? null;
   // Only tool results before any other new message answer the sampled call.
   let answering = true;
   return names.map((n, i) => {
-    if (newMessages[i]!.role !== "tool") answering = false;
-    return n ?? (answering && newMessages[i]!.role === "tool" ? called : null);
+    if (!isTool[i]) answering = false;
+    return n ?? (answering && isTool[i] ? called : null);
   });
 }

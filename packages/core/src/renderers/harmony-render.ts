@@ -52,9 +52,10 @@ export function harmonyToolNames(messages: readonly RenderMessage[], from = 0): 
         const calls = toolCallsOf(m, i);
         (m.tool_calls as unknown[]).forEach((tc, k) => {
           const id = (tc as { id?: unknown } | null)?.id;
-          if (typeof id === "string") byId.set(id, calls[k]!.name);
+          const call = calls[k];
+          if (typeof id === "string" && call) byId.set(id, call.name);
         });
-        last = calls[calls.length - 1]!.name;
+        last = calls.at(-1)?.name ?? null;
       } else last = null;
       return null;
     }
@@ -83,17 +84,18 @@ export function renderHarmony(
   // Index of the last assistant without tool calls: reasoning before it is dropped.
   let lastFinal = -1;
   for (let i = messages.length - 1; i >= from; i--) {
-    if (messages[i]!.role === "assistant" && !hasCalls(messages[i]!)) {
+    const m = messages[i];
+    if (m?.role === "assistant" && !hasCalls(m)) {
       lastFinal = i;
       break;
     }
   }
-  for (let i = from; i < messages.length; i++) {
-    const m = messages[i]!;
+  for (const [i, m] of messages.entries()) {
+    if (i < from) continue;
     if (m.role === "user") pushUser(out, m, i);
     else if (m.role === "tool") {
-      const name = names[i]!;
-      if (name === null) throw toolNameError(i);
+      const name = names[i];
+      if (name === null || name === undefined) throw toolNameError(i);
       pushToolResult(out, m, name, i);
     } else if (m.role === "assistant") {
       const content = contentText(m.content);
