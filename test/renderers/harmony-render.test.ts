@@ -136,3 +136,30 @@ test("a gpt-oss folder whose template is not the release's still gets the gpt-os
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /is not the verified gpt-oss release template; the gpt-oss renderer follows/);
 });
+
+test("gpt-oss: a message with several calls renders one commentary message per call; results are authored by call id", () => {
+  const r = rendererFor();
+  const call = (id: string, name: string) => ({ id, type: "function", function: { name, arguments: "{}" } });
+  const text = r.decode(
+    r.render(
+      [
+        { role: "user", content: "q" },
+        { role: "assistant", content: "", tool_calls: [call("a", "get_time"), call("b", "get_date")] },
+        { role: "tool", tool_call_id: "b", content: "monday" },
+        { role: "tool", tool_call_id: "a", content: "noon" },
+      ],
+      { addGenerationPrompt: true },
+    ).tokenIds,
+  );
+  assert.ok(
+    text.endsWith(
+      "<|start|>user<|message|>q<|end|>" +
+        "<|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{}<|call|>" +
+        "<|start|>assistant to=functions.get_date<|channel|>commentary json<|message|>{}<|call|>" +
+        '<|start|>functions.get_date to=assistant<|channel|>commentary<|message|>"monday"<|end|>' +
+        '<|start|>functions.get_time to=assistant<|channel|>commentary<|message|>"noon"<|end|>' +
+        "<|start|>assistant",
+    ),
+    text,
+  );
+});
