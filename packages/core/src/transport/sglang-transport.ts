@@ -6,6 +6,10 @@
  * each session are kept so that `abortSession` stops exactly one rollout, by exact rid as SGLang
  * requires, and `abortOwn` stops everything this transport sent — never another client's
  * requests on a shared engine (`abortAll` is the explicit engine-wide reset).
+ *
+ * Failures retry.ts calls transient are retried; with `retry.onTimeout` so is an attempt cut at
+ * its time limit (`deadline` scales that limit with the request's token budget), and with
+ * `retry.onAbort` a generation the engine aborted, unless this transport asked for that abort.
  */
 import type { Pool } from "undici";
 import { AdminChannel } from "./admin.ts";
