@@ -10,9 +10,8 @@
  * instead of string concatenation.
  */
 import { BYTE_TO_CHAR } from "./byte-level.ts";
-
-/** Pair key: ids are < 2^20 for every vocabulary we load, so the product stays exact. */
-const PAIR_SHIFT = 1048576;
+import type { CompiledBpe } from "./compiled-cache.ts";
+import { MergeTable, PAIR_SHIFT } from "./merge-table.ts";
 
 export interface BpeModelJson {
   vocab: Record<string, number>;
@@ -29,8 +28,7 @@ export interface BpeModelJson {
 export class BytePairModel {
   readonly vocab: Map<string, number>;
   readonly idToToken: string[];
-  /** pair key → rank * PAIR_SHIFT + merged id. */
-  readonly merges = new Map<number, number>();
+  readonly merges: MergeTable;
   readonly unkId: number | undefined;
   private readonly byteIds: Int32Array;
   /** `<0xNN>` ids for byte fallback (-1 where missing). */
@@ -41,32 +39,40 @@ export class BytePairModel {
   private readonly cache = new Map<string, number[]>();
   private static readonly CACHE_LIMIT = 200_000;
 
+  /** `compiled` (from the tokenizer cache) stands in for `model.vocab` and `model.merges`. */
   constructor(
     model: BpeModelJson,
     readonly byteLevel: boolean,
+    compiled?: CompiledBpe,
   ) {
     if (model.dropout) throw new Error("BPE dropout is not supported");
     if (model.continuing_subword_prefix || model.end_of_word_suffix)
       throw new Error("BPE continuing_subword_prefix / end_of_word_suffix are not supported");
-    // A keys loop: Object.entries on a 150k-key object costs twice as much at start-up.
     this.vocab = new Map();
-    this.idToToken = [];
-    const tokens = Object.keys(model.vocab);
-    for (let i = 0; i < tokens.length; i++) {
-      const id = model.vocab[tokens[i]!]!;
-      this.vocab.set(tokens[i]!, id);
-      this.idToToken[id] = tokens[i]!;
+    if (compiled) {
+      this.idToToken = compiled.tokens;
+      for (let id = 0; id < compiled.tokens.length; id++) this.vocab.set(compiled.tokens[id]!, id);
+      this.merges = MergeTable.fromEntries(compiled.merges);
+    } else {
+      // A keys loop: Object.entries on a 150k-key object costs twice as much at start-up.
+      this.idToToken = [];
+      const tokens = Object.keys(model.vocab);
+      for (let i = 0; i < tokens.length; i++) {
+        const id = model.vocab[tokens[i]!]!;
+        this.vocab.set(tokens[i]!, id);
+        this.idToToken[id] = tokens[i]!;
+      }
+      this.merges = new MergeTable(model.merges.length);
+      model.merges.forEach((merge, rank) => {
+        const [a, b] = typeof merge === "string" ? splitMergeString(merge) : merge;
+        const ia = this.vocab.get(a);
+        const ib = this.vocab.get(b);
+        const merged = this.vocab.get(a + b);
+        if (ia === undefined || ib === undefined || merged === undefined) return;
+        this.merges.add(ia, ib, rank, merged);
+      });
     }
     if (this.idToToken.length >= PAIR_SHIFT) throw new Error("BPE vocabulary too large for pair keys");
-    model.merges.forEach((merge, rank) => {
-      const [a, b] = typeof merge === "string" ? splitMergeString(merge) : merge;
-      const ia = this.vocab.get(a);
-      const ib = this.vocab.get(b);
-      const merged = this.vocab.get(a + b);
-      if (ia === undefined || ib === undefined || merged === undefined) return;
-      const key = ia * PAIR_SHIFT + ib;
-      if (!this.merges.has(key)) this.merges.set(key, rank * PAIR_SHIFT + merged);
-    });
     this.ignoreMerges = model.ignore_merges === true;
     this.byteFallback = model.byte_fallback === true;
     this.fuseUnk = model.fuse_unk === true;
@@ -82,6 +88,14 @@ export class BytePairModel {
       const fb = this.vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
       if (fb !== undefined) this.fallbackIds[b] = fb;
     }
+  }
+
+  /** The vocabulary and merges for the tokenizer cache; null unless ids are exactly 0..n-1, one token each. */
+  compile(): CompiledBpe | null {
+    const tokens = this.idToToken;
+    if (this.vocab.size !== tokens.length) return null;
+    for (let id = 0; id < tokens.length; id++) if (tokens[id] === undefined) return null;
+    return { tokens, merges: this.merges.entries() };
   }
 
   /** Token ids of one pre-token (already normalized text). Results are cached and must not be mutated. */
@@ -165,14 +179,14 @@ const HEAP_MERGE_MIN = 64;
 const POS_SHIFT = 2 ** 31;
 
 /** The rescanning merge loop: O(n²), fastest for short pieces. Modifies and returns `syms`. */
-export function mergeByScan(syms: number[], merges: ReadonlyMap<number, number>): number[] {
+export function mergeByScan(syms: number[], merges: MergeTable): number[] {
   while (syms.length > 1) {
     let bestRank = Number.POSITIVE_INFINITY;
     let bestPos = -1;
     let bestId = -1;
     for (let i = 0; i < syms.length - 1; i++) {
-      const packed = merges.get(syms[i]! * PAIR_SHIFT + syms[i + 1]!);
-      if (packed === undefined) continue;
+      const packed = merges.get(syms[i]!, syms[i + 1]!);
+      if (packed < 0) continue;
       const rank = Math.floor(packed / PAIR_SHIFT);
       if (rank < bestRank) {
         bestRank = rank;
@@ -191,7 +205,7 @@ export function mergeByScan(syms: number[], merges: ReadonlyMap<number, number>)
  * linked list of symbols; an entry whose pair has changed since it was pushed is skipped.
  * O(n log n). Positions are original indices, so "smallest position" is "leftmost".
  */
-export function mergeByHeap(syms: readonly number[], merges: ReadonlyMap<number, number>): number[] {
+export function mergeByHeap(syms: readonly number[], merges: MergeTable): number[] {
   const n = syms.length;
   const sym = Int32Array.from(syms);
   const next = new Int32Array(n);
@@ -204,8 +218,8 @@ export function mergeByHeap(syms: readonly number[], merges: ReadonlyMap<number,
   const candidate = (i: number): void => {
     const j = next[i]!;
     if (j < 0) return;
-    const packed = merges.get(sym[i]! * PAIR_SHIFT + sym[j]!);
-    if (packed !== undefined) heapPush(heap, Math.floor(packed / PAIR_SHIFT) * POS_SHIFT + i);
+    const packed = merges.get(sym[i]!, sym[j]!);
+    if (packed >= 0) heapPush(heap, Math.floor(packed / PAIR_SHIFT) * POS_SHIFT + i);
   };
   for (let i = 0; i < n - 1; i++) candidate(i);
   while (heap.length > 0) {
@@ -214,9 +228,9 @@ export function mergeByHeap(syms: readonly number[], merges: ReadonlyMap<number,
     const i = key - rank * POS_SHIFT;
     const j = next[i]!;
     if (sym[i]! < 0 || j < 0) continue;
-    const packed = merges.get(sym[i]! * PAIR_SHIFT + sym[j]!);
+    const packed = merges.get(sym[i]!, sym[j]!);
     // Each pair has exactly one rank, so an equal rank means the pair is still the pushed one.
-    if (packed === undefined || Math.floor(packed / PAIR_SHIFT) !== rank) continue;
+    if (packed < 0 || Math.floor(packed / PAIR_SHIFT) !== rank) continue;
     sym[i] = packed - rank * PAIR_SHIFT;
     sym[j] = -1;
     const k = next[j]!;

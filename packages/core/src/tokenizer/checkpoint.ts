@@ -25,7 +25,7 @@ export function isCheckpointFolder(path: string): boolean {
   }
 }
 
-function readJson(path: string, what: string): unknown {
+export function readJson(path: string, what: string): unknown {
   try {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
@@ -33,10 +33,14 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-export function readCheckpoint(dir: string): CheckpointFiles {
+/** `readTokenizerJson` stands in for parsing tokenizer.json (the tokenizer cache answers it). */
+export function readCheckpoint(
+  dir: string,
+  readTokenizerJson: (path: string) => unknown = (path) => readJson(path, "cannot read"),
+): CheckpointFiles {
   const tokenizerPath = join(dir, "tokenizer.json");
   if (!existsSync(tokenizerPath)) throw new Error(`checkpoint folder ${dir} has no tokenizer.json`);
-  const tokenizerJson = readJson(tokenizerPath, "cannot read");
+  const tokenizerJson = readTokenizerJson(tokenizerPath);
   const configPath = join(dir, "tokenizer_config.json");
   const config = existsSync(configPath)
     ? (readJson(configPath, "cannot read") as Record<string, unknown>)

@@ -6,7 +6,14 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { isCheckpointFolder, readCheckpoint } from "./checkpoint.ts";
+import { isCheckpointFolder, readCheckpoint, readJson } from "./checkpoint.ts";
+import {
+  type CompiledBpe,
+  cacheable,
+  defaultCacheDir,
+  readCompiled,
+  writeCompiled,
+} from "./compiled-cache.ts";
 import { BpeTokenizer, type EncodingWithOffsets } from "./tokenizer.ts";
 
 export { type CheckpointFiles, isCheckpointFolder, readCheckpoint } from "./checkpoint.ts";
@@ -75,8 +82,8 @@ const cache = new Map<string, Tokenizer>();
 /**
  * `"qwen3"` (default) or a Qwen3 hub name (see QWEN3_HUB_NAMES) → the carried Qwen3 files;
  * otherwise a local checkpoint folder (tokenizer.json, tokenizer_config.json and
- * chat_template.jinja when present). Synchronous, offline and cached: the first call parses
- * the tokenizer JSON (~0.6 s for Qwen3's 11 MB).
+ * chat_template.jinja when present). Synchronous, offline and cached per folder in this
+ * process, and across processes by the compiled-tokenizer cache (compiled-cache.ts).
  */
 export function loadTokenizer(name = "qwen3"): Tokenizer {
   let dir: string;
@@ -90,12 +97,35 @@ export function loadTokenizer(name = "qwen3"): Tokenizer {
     );
   let tok = cache.get(dir);
   if (tok === undefined) {
-    const files = readCheckpoint(dir);
-    tok = new BpeTokenizer(files.tokenizerJson, files.config, {
-      chatTemplate: files.chatTemplate,
-      chatTemplates: files.chatTemplates,
-    });
+    tok = readTokenizer(dir, defaultCacheDir());
     cache.set(dir, tok);
+  }
+  return tok;
+}
+
+/**
+ * The tokenizer of a checkpoint folder, through the compiled-tokenizer cache in `cacheDir`
+ * (null: none): a hit skips parsing tokenizer.json, a miss parses it and stores the compiled
+ * form for the next process.
+ */
+export function readTokenizer(dir: string, cacheDir: string | null): BpeTokenizer {
+  let compiled: CompiledBpe | undefined;
+  let tokenizerPath = "";
+  const useCache = (path: string) => cacheDir !== null && cacheable(path);
+  const files = readCheckpoint(dir, (path) => {
+    tokenizerPath = path;
+    const hit = useCache(path) ? readCompiled(path, cacheDir!) : null;
+    if (hit) compiled = hit.compiled;
+    return hit ? hit.json : readJson(path, "cannot read");
+  });
+  const tok = new BpeTokenizer(files.tokenizerJson, files.config, {
+    chatTemplate: files.chatTemplate,
+    chatTemplates: files.chatTemplates,
+    compiled,
+  });
+  if (!compiled && useCache(tokenizerPath)) {
+    const fresh = tok.compiled();
+    if (fresh) writeCompiled(tokenizerPath, files.tokenizerJson as Record<string, any>, fresh, cacheDir!);
   }
   return tok;
 }

@@ -8,6 +8,7 @@
  */
 import { type AddedTokenJson, AddedTokenMatcher } from "./added-tokens.ts";
 import { type BpeModelJson, BytePairModel } from "./bpe.ts";
+import type { CompiledBpe } from "./compiled-cache.ts";
 import { buildDecoder, byteLevelBytes, type Decoder, decodeUtf8Lossy } from "./decoder.ts";
 import { buildNormalizer, type Normalizer } from "./normalizer.ts";
 import { type EncodingWithOffsets, pieceOffsets, remapOffsets } from "./offsets.ts";
@@ -34,6 +35,8 @@ export interface TokenizerConfigInfo {
   chatTemplate: string | null;
   /** Named templates (tokenizer_config.json's list form, e.g. "tool_use"); "default" is `chatTemplate`. */
   chatTemplates?: Record<string, string>;
+  /** The model's vocabulary and merges from the tokenizer cache (tokenizer.json then lacks them). */
+  compiled?: CompiledBpe;
 }
 
 export class BpeTokenizer {
@@ -64,7 +67,7 @@ export class BpeTokenizer {
     this.steps = pre.steps;
     const decoderByteLevel = (tj.decoder as { type?: string } | null)?.type === "ByteLevel";
     const byteLevel = pre.byteLevel || decoderByteLevel;
-    this.model = new BytePairModel(tj.model, byteLevel);
+    this.model = new BytePairModel(tj.model, byteLevel, info?.compiled);
     this.decoder = buildDecoder(tj.decoder ?? null, byteLevel);
     this.added = new AddedTokenMatcher(tj.added_tokens);
     for (const t of tj.added_tokens) this.addedById.set(t.id, t.content);
@@ -75,6 +78,11 @@ export class BpeTokenizer {
     this.chatTemplates = info?.chatTemplates ?? {};
     this.bosToken = tokenString(tokenizerConfig.bos_token);
     this.eosToken = tokenString(tokenizerConfig.eos_token);
+  }
+
+  /** What the tokenizer cache stores for this tokenizer (null: its vocabulary cannot be cached). */
+  compiled(): CompiledBpe | null {
+    return this.model.compile();
   }
 
   encode(text: string): number[] {

