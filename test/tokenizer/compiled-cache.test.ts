@@ -21,7 +21,7 @@ import { packageTokenizerDir, readTokenizer } from "../../packages/core/src/toke
 
 const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"];
 const golden: Record<string, { cases: { text: string; ids: number[] }[] }> = JSON.parse(
-  readFileSync(new URL("./fixtures/families_tokenizer.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../fixtures/families_tokenizer.json", import.meta.url), "utf8"),
 );
 
 for (const family of FAMILIES) {
