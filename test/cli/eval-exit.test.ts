@@ -221,3 +221,24 @@ if (!res.ok) { console.error(res.status, await res.text()); process.exit(1); }
     assert.deepEqual(t.info["dropped_sampling_keys"], ["response_format"]);
   }
 });
+
+test("an engine whose served name selects no renderer is rendered by the tokenizer it reports", async () => {
+  // The built-in engine serves "envroll-engine/reference" and reports SGLang's tokenizer_path.
+  const engine = await startEngine({ policy: "reference" });
+  try {
+    const out = tmp();
+    const r = await runCli(["eval", "reverse-text", "-n", "2", "-r", "1", "--engine", engine.url, "-o", out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `model: Qwen/Qwen3-0\\.6B \\(tokenizer_path from GET ${engine.url}/get_model_info, which serves envroll-engine/reference\\)`,
+      ),
+    );
+    const { traces } = readTraces(join(onlyRunDir(out), "traces.jsonl"));
+    assert.equal(traces.length, 2);
+    for (const t of traces) assert.deepEqual(t.errors, []);
+  } finally {
+    await engine.close();
+  }
+});

@@ -17,6 +17,7 @@ import { planResume, type ResumeWork } from "envroll/internal/outputs/resume.ts"
 import { FILES, newRunId, runFolder, writeDerived } from "envroll/internal/outputs/run-folder.ts";
 import { effectiveTraces } from "envroll/internal/outputs/trace-set.ts";
 import { readTraces, TracesWriter } from "envroll/internal/outputs/traces-file.ts";
+import { namesRenderer } from "envroll/internal/renderers/index.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { finiteNumber, positiveInt, splitArgs, UsageError } from "./args.ts";
 import { openBackend } from "./eval-backend.ts";
@@ -44,8 +45,15 @@ async function identifyEndpoint(p: EvalPlan, say: Say): Promise<void> {
     return;
   }
   if (found.model) {
-    p.config.model = found.model;
-    say(`model: ${found.model} (from ${found.source})`);
+    // A served name that selects no renderer (an engine's alias) says less than the tokenizer
+    // SGLang renders with, which is then what decides the token ids.
+    const byTokenizer = !namesRenderer(found.model) && found.tokenizer && namesRenderer(found.tokenizer);
+    p.config.model = byTokenizer ? found.tokenizer! : found.model;
+    say(
+      byTokenizer
+        ? `model: ${p.config.model} (tokenizer_path from ${found.source}, which serves ${found.model})`
+        : `model: ${found.model} (from ${found.source})`,
+    );
     return;
   }
   if (client.renderer === null && client.renderer_model_name === null)

@@ -20,6 +20,8 @@ export interface Preflight {
   model: string | null;
   /** Where that came from (`GET …`), or why it is unknown. */
   source: string;
+  /** SGLang's `tokenizer_path` from `/get_model_info`, when it answered one. */
+  tokenizer?: string;
 }
 
 const TIMEOUT_MS = 5_000;
@@ -112,14 +114,18 @@ export async function preflight(client: ClientConfig): Promise<Preflight> {
     if (refused) throw refused;
     tried.push(`${path} → HTTP ${p.status}`);
     if (p.status >= 300) continue;
-    const info = p.body as { model_path?: unknown } | null;
+    const info = p.body as { model_path?: unknown; tokenizer_path?: unknown } | null;
+    const tokenizer =
+      path === "/get_model_info" && typeof info?.tokenizer_path === "string" && info.tokenizer_path !== ""
+        ? { tokenizer: info.tokenizer_path }
+        : {};
     const model =
       path === "/get_model_info" && typeof info?.model_path === "string" && info.model_path !== ""
         ? info.model_path
         : path === "/v1/models"
           ? firstModelId(p.body)
           : null;
-    if (model) return { model, source: `GET ${p.url}` };
+    if (model) return { model, source: `GET ${p.url}`, ...tokenizer };
     if (path === "/health") return { model: null, source: `no model name from ${tried.join(", ")}` };
   }
   throw new PreflightError(`${base} does not answer like an SGLang server (${tried.join(", ")})`);

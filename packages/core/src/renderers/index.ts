@@ -59,6 +59,11 @@ export function isQwen3Model(model: string): boolean {
   return model === "qwen3" || isQwen3HubName(model);
 }
 
+/** True when `createRenderer(model)` needs nothing more: a Qwen3 name or a checkpoint folder. */
+export function namesRenderer(model: string): boolean {
+  return isQwen3Model(model) || isCheckpointFolder(model);
+}
+
 /** The Qwen3 2507 releases ship their own templates (Instruct: no thinking; Thinking: always). */
 const QWEN3_2507 = /qwen3-[^/]*2507/i;
 
