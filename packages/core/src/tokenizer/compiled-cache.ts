@@ -46,10 +46,10 @@ export function defaultCacheDir(): string | null {
   return join(tmpdir(), `envroll-cache-${process.getuid?.() ?? "user"}`);
 }
 
-/** Whether tokenizer.json at `path` is worth caching: not a temp-folder copy. */
-export function cacheable(path: string): boolean {
+/** Whether tokenizer.json at `path` is worth caching: not a copy under the temp folder `tempRoot`. */
+export function cacheable(path: string, tempRoot = tmpdir()): boolean {
   try {
-    return !realpathSync(path).startsWith(realpathSync(tmpdir()) + sep);
+    return !realpathSync(path).startsWith(realpathSync(tempRoot) + sep);
   } catch {
     return false;
   }

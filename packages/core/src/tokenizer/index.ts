@@ -106,12 +106,17 @@ export function loadTokenizer(name = "qwen3"): Tokenizer {
 /**
  * The tokenizer of a checkpoint folder, through the compiled-tokenizer cache in `cacheDir`
  * (null: none): a hit skips parsing tokenizer.json, a miss parses it and stores the compiled
- * form for the next process.
+ * form for the next process. Temp-folder copies stay out of the shared default cache (they are
+ * test debris, each a new entry); a cache directory the caller names takes every tokenizer.
  */
-export function readTokenizer(dir: string, cacheDir: string | null): BpeTokenizer {
+export function readTokenizer(
+  dir: string,
+  cacheDir: string | null,
+  skipTempFolders = cacheDir === defaultCacheDir(),
+): BpeTokenizer {
   let compiled: CompiledBpe | undefined;
   let tokenizerPath = "";
-  const useCache = (path: string) => cacheDir !== null && cacheable(path);
+  const useCache = (path: string) => cacheDir !== null && (!skipTempFolders || cacheable(path));
   const files = readCheckpoint(dir, (path) => {
     tokenizerPath = path;
     const hit = useCache(path) ? readCompiled(path, cacheDir!) : null;
