@@ -1,7 +1,9 @@
 /**
  * A bench-local multi-turn tool workload: the model calls the `step` tool 7 times, then answers
  * (8 model turns per episode). Both halves live here so they cannot drift apart: the taskset
- * (run by envroll under the `default` harness) and the engine policy that plays the model.
+ * (run by envroll under the `tools` harness, which offers the taskset's tools by their own
+ * names — the `default` coding harness prefixes them, and the policy calls `step`) and the
+ * engine policy that plays the model.
  *
  * The policy reads only the last message (cheap on the engine side): the task prompt opens the
  * loop and each tool result says which step finished.
@@ -24,7 +26,7 @@ interface ToolLoopData extends TaskData {
 export const toolLoopTaskset = defineTaskset<ToolLoopData>({
   id: "bench-tool-loop",
   description: "Call the step tool 7 times, then answer (benchmark workload).",
-  defaults: { harness: { id: "default" }, max_turns: TOOL_STEPS + 2 },
+  defaults: { harness: { id: "tools" }, max_turns: TOOL_STEPS + 2 },
   load: () =>
     Array.from({ length: 512 }, (_, idx) => ({
       idx,
