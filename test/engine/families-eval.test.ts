@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import { builtinReferenceBook } from "../../packages/core/src/references.ts";
-import { createRenderer, identifyTemplate } from "../../packages/core/src/renderers/index.ts";
+import { createRenderer, GptOssRenderer, identifyTemplate } from "../../packages/core/src/renderers/index.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
@@ -51,8 +51,17 @@ function checkTrace(trace: TraceRecord, dir: string, inputs: number[][]): void {
   assert.deepEqual(renderer.render(messages, { addGenerationPrompt: true }).tokenIds, prompt);
   // The sampled ids are the reply in the family's format, closed by its stop token.
   assert.ok(renderer.stopTokenIds.includes(completion.at(-1)!), `ends with a stop id: ${completion.at(-1)}`);
-  assert.equal(renderer.parse(completion).content, trace.last_reply);
+  const parsed = renderer.parse(completion);
+  assert.equal(parsed.content, trace.last_reply);
+  assert.deepEqual(parsed.toolCalls, []);
   assert.ok(tok.decode(completion).includes(trace.last_reply));
+  const harmony = identifyTemplate(tok).family === "gpt-oss";
+  assert.equal(renderer instanceof GptOssRenderer, harmony, "gpt-oss folders get the harmony renderer");
+  if (harmony) {
+    // Harmony: the prompt opens the assistant's message, the reply is closed by <|return|>.
+    assert.equal(renderer.decode(prompt.slice(-2)), "<|start|>assistant");
+    assert.equal(completion.at(-1), 200002, "closed by <|return|>");
+  }
 }
 
 // One at a time: each is a CLI process loading a large tokenizer (about 12 s on a loaded machine).
