@@ -4,36 +4,21 @@
  * 1,000 single-turn rollouts, traces.jsonl, summary.json, report.html), as a user runs it: through
  * the bin, which runs the built CLI when dist/ is current (`npm run build`) and the sources otherwise.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./lib/child.ts";
+import { ROOT, runNode } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
 export const EVAL_ARGS = ["eval", "reverse-text", "-n", "1000"];
 
-function runEval(outDir: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, ["packages/cli/bin/envroll.mjs", ...EVAL_ARGS, "-o", outDir], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let tail = "";
-    const keep = (c: Buffer) => {
-      tail = (tail + c.toString("utf8")).slice(-2000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      if (code !== 0) reject(new Error(`envroll eval exited with ${code}:\n${tail}`));
-      else if (!/1000\/1000 rollouts/.test(tail) && !/over 1000 rollouts/.test(tail))
-        reject(new Error(`envroll eval did not report 1000 rollouts:\n${tail}`));
-      else resolve((performance.now() - t0) / 1000);
-    });
+async function runEval(outDir: string): Promise<number> {
+  const { wallMs, tail } = await runNode(["packages/cli/bin/envroll.mjs", ...EVAL_ARGS, "-o", outDir], {
+    cwd: ROOT,
   });
+  if (!/1000\/1000 rollouts/.test(tail) && !/over 1000 rollouts/.test(tail))
+    throw new Error(`envroll eval did not report 1000 rollouts:\n${tail}`);
+  return wallMs / 1000;
 }
 
 export async function evalWall(o: BenchOptions): Promise<Figure[]> {

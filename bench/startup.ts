@@ -14,14 +14,13 @@
  * The built CLI is built first when it is missing or stale (otherwise the bin would silently
  * run from source in both modes).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtIsCurrent } from "../packages/core/build-stamp.mjs";
 import { builtinReferenceBook } from "../packages/core/src/references.ts";
 import { type PolicyFn, referencePolicy, startEngine } from "../packages/engine/src/index.ts";
-import { ROOT, runTs } from "./lib/child.ts";
+import { ROOT, runNode, runTs } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
 const BIN = join(ROOT, "packages/cli/bin/envroll.mjs");
@@ -38,33 +37,16 @@ const CPU_REPORTER = `import { writeFileSync } from "node:fs";
 process.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.ENVROLL_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });
 `;
 
-function runCli(mode: Mode, args: string[], dir: string, onSpawn?: (t0: number) => void): Promise<Run> {
+async function runCli(mode: Mode, args: string[], dir: string, onSpawn?: (t0: number) => void): Promise<Run> {
   const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    onSpawn?.(t0);
-    const child = spawn(process.execPath, ["--import", join(dir, "cpu-reporter.mjs"), BIN, ...args], {
-      cwd: dir,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        ENVROLL_BENCH_CPU_FILE: cpuFile,
-        ENVROLL_FROM_SOURCE: mode === "source" ? "1" : "0",
-      },
-    });
-    let tail = "";
-    const keep = (c: Buffer) => {
-      tail = (tail + c.toString("utf8")).slice(-2000);
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    child.once("error", reject);
-    child.once("exit", (code) => {
-      const wallMs = performance.now() - t0;
-      if (code !== 0) return reject(new Error(`envroll ${args.join(" ")} exited with ${code}:\n${tail}`));
-      resolve({ wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) });
-    });
-  });
+  const env = {
+    ...process.env,
+    ENVROLL_BENCH_CPU_FILE: cpuFile,
+    ENVROLL_FROM_SOURCE: mode === "source" ? "1" : "0",
+  };
+  const opts = { cwd: dir, env, ...(onSpawn ? { onSpawn } : {}) };
+  const { wallMs } = await runNode(["--import", join(dir, "cpu-reporter.mjs"), BIN, ...args], opts);
+  return { wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) };
 }
 
 async function ensureBuilt(): Promise<void> {

@@ -95,3 +95,34 @@ export function procCpuMs(pid: number | undefined): number {
 }
 /** USER_HZ: 100 on every mainstream Linux build. */
 const CLOCK_TICKS = 100;
+
+/**
+ * Runs `node <args>` to its exit and resolves with its wall time (from spawn) and the last 2,000
+ * characters of its output; a non-zero exit rejects with that tail.
+ */
+export function runNode(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; onSpawn?: (t0: number) => void },
+): Promise<{ wallMs: number; tail: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    opts.onSpawn?.(t0);
+    const child = spawn(process.execPath, args, {
+      cwd: opts.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(opts.env ? { env: opts.env } : {}),
+    });
+    let tail = "";
+    const keep = (c: Buffer) => {
+      tail = (tail + c.toString("utf8")).slice(-2000);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      const wallMs = performance.now() - t0;
+      if (code !== 0) reject(new Error(`node ${args.join(" ")} exited with ${code}:\n${tail}`));
+      else resolve({ wallMs, tail });
+    });
+  });
+}
