@@ -15,7 +15,7 @@ import type { PolicyFn } from "../../packages/engine/src/types.ts";
 
 export const TOOL_STEPS = 7;
 const MARKER = "BENCH_TOOL_LOOP";
-const STEP_DONE = /bench-step (\d+) done/;
+const STEP_DONE_ALL = /bench-step (\d+) done/g;
 
 interface ToolLoopData extends TaskData {
   idx: number;
@@ -50,14 +50,20 @@ export const toolLoopTaskset = defineTaskset<ToolLoopData>({
   ],
 });
 
+/**
+ * The model's next reply given the text at the end of its prompt (the last tool result, or the
+ * task prompt on the first turn); null when the text is not part of a bench tool loop.
+ */
+export function toolLoopReply(last: string): string | null {
+  const done = [...last.matchAll(STEP_DONE_ALL)].at(-1);
+  const next = done ? Number(done[1]) + 1 : last.includes(MARKER) ? 1 : null;
+  if (next === null) return null;
+  if (next > TOOL_STEPS) return `All ${TOOL_STEPS} steps are done.\n<answer>done</answer>`;
+  return `Running step ${next} of ${TOOL_STEPS} now.\n<tool_call>\n{"name": "step", "arguments": {"n": ${next}}}\n</tool_call>`;
+}
+
 /** Engine policy: the tool loop for bench prompts, `otherwise` (the reference policy) for the rest. */
 export const toolLoopPolicy =
   (otherwise: PolicyFn): PolicyFn =>
-  (ctx) => {
-    const last = ctx.lastMessage?.content ?? "";
-    const done = last.match(STEP_DONE);
-    const next = done ? Number(done[1]) + 1 : last.includes(MARKER) ? 1 : null;
-    if (next === null) return otherwise(ctx);
-    if (next > TOOL_STEPS) return `All ${TOOL_STEPS} steps are done.\n<answer>done</answer>`;
-    return `Running step ${next} of ${TOOL_STEPS} now.\n<tool_call>\n{"name": "step", "arguments": {"n": ${next}}}\n</tool_call>`;
-  };
+  (ctx) =>
+    toolLoopReply(ctx.lastMessage?.content ?? "") ?? otherwise(ctx);
