@@ -6,8 +6,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { readGuess } from "../../packages/core/src/tasksets/guess-number/game.ts";
 import { builtinTasksets } from "../../packages/core/src/tasksets/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { contentText } from "../../packages/core/src/types.ts";
 import { SolverClient } from "./solver-client.ts";
 
 async function runGroups(id: string, toml: string, groups: number, n: number, seed = 1, tasksetKeys = "") {
@@ -102,5 +104,17 @@ test("guess-number: the simulated user opens, the stop fires on a hit, reward by
     if (t.stop_condition === "guessed") assert.equal(t.rewards["win"], 1 - (guesses - 1) / 7);
     else assert.equal(t.rewards["win"], 0);
   }
-  assert.ok(traces.filter((t) => t.stop_condition === "guessed").length >= 12);
+  // The outcome is the truth about each game, replayed here from the transcript: a hit stops
+  // the game at the guess that hit, a miss only after every guess was used.
+  for (const t of traces) {
+    const { secret, max_guesses } = t.task.data as unknown as { secret: number; max_guesses: number };
+    const guesses = t.nodes.filter((n) => n.sampled).map((n) => readGuess(contentText(n.message.content)));
+    assert.equal(guesses.length, t.num_turns);
+    const hit = guesses.indexOf(secret);
+    if (t.stop_condition === "guessed") assert.equal(hit, guesses.length - 1, JSON.stringify(guesses));
+    else assert.deepEqual([hit, guesses.length], [-1, max_guesses], JSON.stringify(guesses));
+  }
+  // Both outcomes occur (the draws depend only on the prompts: see SolverClient).
+  assert.ok(traces.some((t) => t.stop_condition === "guessed"));
+  assert.ok(traces.some((t) => t.stop_condition === "out_of_guesses"));
 });

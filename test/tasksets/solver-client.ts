@@ -62,13 +62,20 @@ export class SolverClient implements Client {
   readonly kind = "eval" as const;
   readonly prompts: string[] = [];
   private n = 0;
+  /** How often each prompt text was asked: the noise draw depends on the text and this count. */
+  private readonly asked = new Map<string, number>();
   constructor(private readonly seed = 1) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const text = qwenText(request.messages, request.tools);
     this.prompts.push(text);
     // As the engine's reference policy: the tasksets' reference solutions, then its own solvers.
-    const rng = mulberry32(hashString(text, this.seed + this.n));
+    // The draw depends on the prompt and how many times it was asked, not on the global call
+    // order: concurrent rollouts arrive in any order, and the multiset of outcomes per prompt
+    // (so every assertion about "some passed, some failed") stays the same from run to run.
+    const k = this.asked.get(text) ?? 0;
+    this.asked.set(text, k + 1);
+    const rng = mulberry32(hashString(text, this.seed + k));
     const turn = book.answer(chatMessages(text), rng);
     const solver = turn ? null : findSolver(text);
     if (!turn && !solver) throw new Error(`no reference solution answers:\n${text}`);
