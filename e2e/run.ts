@@ -15,7 +15,9 @@
  *
  * stdout: phase 1's `e2e samples=… weight_version=…` line, then one `e2e-negative …` line.
  * Progress goes to stderr. Exit 0 only when phase 1 passed and phase 2 failed on logprobs.
- * Flags (see e2e/README.md): --engine URL, --model DIR, --renderer, --max-tokens, --keep DIR.
+ * Flags (see e2e/README.md): --arch qwen3|llama, --engine URL, --model DIR, --renderer, --max-tokens,
+ * --keep DIR. `--arch llama` serves a seeded tiny Llama with the real Llama 3.1 tokenizer and chat
+ * template (`--tiny-from`), rendered by the generic template renderer from that folder.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -33,6 +35,7 @@ import {
   SetupError,
   startPythonEngine,
   type TrainCheckResult,
+  writeTinyFolder,
 } from "./python.ts";
 import {
   badTraces,
@@ -48,9 +51,10 @@ const TOLERANCE = 1e-4;
 
 const { values: args } = parseArgs({
   options: {
+    arch: { type: "string", default: "qwen3" },
     engine: { type: "string" },
     model: { type: "string" },
-    renderer: { type: "string", default: "qwen3" },
+    renderer: { type: "string" },
     "max-tokens": { type: "string", default: "48" },
     "context-length": { type: "string" },
     keep: { type: "string" },
@@ -76,17 +80,27 @@ async function contextLength(url: string): Promise<number> {
   return n;
 }
 
+/** The `--tiny-from` folder of a second architecture (`--arch llama`), or null for the tiny Qwen3. */
+let tinyFolder: string | null = null;
+
 function weightsArgs(): string[] {
-  return args.model ? ["--model", resolve(args.model)] : ["--tiny", "--seed", "0"];
+  if (args.model) return ["--model", resolve(args.model)];
+  return tinyFolder ? ["--tiny-from", tinyFolder, "--seed", "0"] : ["--tiny", "--seed", "0"];
 }
 
+const ARCHS = ["qwen3", "llama"];
+
 async function main(): Promise<number> {
+  if (!ARCHS.includes(args.arch!))
+    throw new SetupError(`--arch ${args.arch}: expected one of ${ARCHS.join(", ")}`);
+  if (args.arch !== "qwen3" && args.model) throw new SetupError("--arch and --model exclude each other");
   const work = args.keep ? resolve(args.keep) : await mkdtemp(join(tmpdir(), "envroll-e2e-"));
   await mkdir(work, { recursive: true });
   let engine: PythonEngine | null = null;
   // Before any rollout: a first run on a fresh clone builds .venv here (about a minute).
   log(`python: ${projectPython()}`);
   try {
+    if (args.arch !== "qwen3") tinyFolder = writeTinyFolder(args.arch!, join(work, `tiny-${args.arch}`));
     let url = args.engine;
     if (!url) {
       log(`starting envroll_engine ${weightsArgs().join(" ")}`);
@@ -96,13 +110,17 @@ async function main(): Promise<number> {
     const ctx = await contextLength(url);
     log(`engine ${url} (context length ${ctx})`);
 
-    const renderer = createRenderer(args.renderer);
+    // The renderer follows the served folder's chat template unless one is named.
+    const renderer = args.renderer
+      ? createRenderer(args.renderer, tinyFolder ? { tokenizerPath: tinyFolder } : {})
+      : createRenderer(tinyFolder ?? "qwen3");
+    log(`renderer ${renderer.constructor.name}${tinyFolder ? ` from ${tinyFolder}` : ""}`);
     const client = new TrainClient({
       renderer,
       transport: new SglangTransport({ baseUrl: url, contextLength: ctx }),
     });
     const settings = {
-      model: args.renderer,
+      model: tinyFolder ? `tiny-${args.arch}` : (args.renderer ?? "qwen3"),
       maxTokens: Number(args["max-tokens"]),
       temperature: 1.0,
       seed: 1,

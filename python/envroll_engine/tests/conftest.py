@@ -54,8 +54,8 @@ class EngineClient:
 class Spawned:
     """An engine subprocess that may still be starting; ready() waits for its listening line."""
 
-    def __init__(self, *extra: str):
-        cmd = [sys.executable, "-m", "envroll_engine", "--tiny", "--seed", str(SEED), "--port", "0", *extra]
+    def __init__(self, *extra: str, weights: tuple[str, ...] = ("--tiny",)):
+        cmd = [sys.executable, "-m", "envroll_engine", *weights, "--seed", str(SEED), "--port", "0", *extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self._line: list[str] = []
         threading.Thread(target=self._drain, daemon=True).start()

@@ -1,4 +1,4 @@
-"""`python -m envroll_engine (--tiny --seed N | --model DIR) --port N [--host H]`.
+"""`python -m envroll_engine (--tiny | --tiny-from DIR | --model DIR) [--seed N] --port N [--host H]`.
 
 Prints one line `envroll_engine listening on http://HOST:PORT` to stdout once the socket is
 bound and the model is loaded, so a parent process can wait for it (port 0 picks a free port
@@ -22,8 +22,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m envroll_engine", description=__doc__)
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--tiny", action="store_true", help="seeded random tiny Qwen3 (tests)")
+    src.add_argument(
+        "--tiny-from",
+        metavar="DIR",
+        help="seeded random model of the architecture in DIR/config.json, with DIR's tokenizer (tests)",
+    )
     src.add_argument("--model", metavar="DIR", help="local HF checkpoint folder (save_pretrained layout)")
-    ap.add_argument("--seed", type=int, default=0, help="init seed for --tiny (default 0)")
+    ap.add_argument("--seed", type=int, default=0, help="init seed for --tiny / --tiny-from (default 0)")
     ap.add_argument(
         "--tokenizer",
         metavar="DIR",
@@ -58,7 +63,9 @@ def main(argv=None) -> int:
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
-    loaded = load(model_dir=args.model, tiny=args.tiny, seed=args.seed, tokenizer_dir=args.tokenizer)
+    loaded = load(
+        model_dir=args.model, tiny=args.tiny, seed=args.seed, tokenizer_dir=args.tokenizer, tiny_from=args.tiny_from
+    )
     if args.save_model:
         save(loaded.model, loaded.tokenizer, args.save_model)
         print(f"saved {loaded.model_path} to {args.save_model}", flush=True)

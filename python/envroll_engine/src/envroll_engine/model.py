@@ -1,4 +1,5 @@
-"""Loading the tokenizer and the causal LM (a local checkpoint or a seeded tiny Qwen3).
+"""Loading the tokenizer and the causal LM: a local checkpoint, the seeded tiny Qwen3, or a seeded
+tiny model of any architecture built from a folder's config.json (`--tiny-from DIR`).
 
 Everything that must be bit-identical between the engine process and the train_check process
 (tokenizer, tiny weights, dtype, attention kernel) is decided here, in one place.
@@ -37,12 +38,21 @@ TINY_SHAPE = dict(
 class LoadedModel:
     model: torch.nn.Module
     tokenizer: object
-    model_path: str  # what /get_model_info reports; "tiny-qwen3-seed<N>" for the seeded model
+    model_path: str  # what /get_model_info reports; "tiny-<model_type>-seed<N>" for a seeded model
     tokenizer_path: str
 
 
 def _looks_like_tokenizer_dir(p: Path) -> bool:
     return (p / "tokenizer.json").is_file() and (p / "tokenizer_config.json").is_file()
+
+
+def node_modules_candidates(rel: Path) -> list[Path]:
+    """`rel` under every node_modules above the cwd and above this file (the repo's npm packages)."""
+    out: list[Path] = []
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        for d in (start, *start.parents):
+            out.append(d / rel)
+    return out
 
 
 def find_tokenizer_dir(explicit: str | None = None) -> Path:
@@ -53,9 +63,7 @@ def find_tokenizer_dir(explicit: str | None = None) -> Path:
         candidates.append(Path(explicit))
     if os.environ.get(TOKENIZER_ENV):
         candidates.append(Path(os.environ[TOKENIZER_ENV]))
-    for start in (Path.cwd(), Path(__file__).resolve().parent):
-        for d in (start, *start.parents):
-            candidates.append(d / _TOKENIZER_REL)
+    candidates += node_modules_candidates(_TOKENIZER_REL)
     for c in candidates:
         if _looks_like_tokenizer_dir(c):
             return c.resolve()
@@ -88,17 +96,47 @@ def configure_runtime() -> None:
 
 
 def build_tiny_model(seed: int, vocab_size: int) -> torch.nn.Module:
-    """A randomly initialised Qwen3ForCausalLM; the same seed gives the same weights in any
-    process on the same torch build (init runs on CPU under a fixed global seed)."""
-    from transformers import Qwen3Config, Qwen3ForCausalLM
+    """A randomly initialised Qwen3ForCausalLM of the TINY_SHAPE geometry."""
+    from transformers import Qwen3Config
 
-    cfg = Qwen3Config(vocab_size=vocab_size, **TINY_SHAPE)
+    return build_from_config(Qwen3Config(vocab_size=vocab_size, **TINY_SHAPE), seed)
+
+
+def build_from_config(cfg, seed: int) -> torch.nn.Module:
+    """A randomly initialised causal LM of the config's architecture. The same seed gives the same
+    weights in any process on the same torch build (init runs on CPU under a fixed global seed)."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+
+    try:
+        cls = MODEL_FOR_CAUSAL_LM_MAPPING[type(cfg)]
+    except KeyError:
+        raise ValueError(f"config.json model_type {cfg.model_type!r} has no causal-LM class in transformers") from None
     cfg._attn_implementation = "eager"  # SDPA kernels differ numerically between shapes
     saved_state = torch.random.get_rng_state()
     torch.manual_seed(seed)
-    model = Qwen3ForCausalLM(cfg).to(torch.float32).eval()
+    model = cls(cfg).to(torch.float32).eval()
     torch.random.set_rng_state(saved_state)  # do not leak the fixed seed into the caller
     return model
+
+
+def tiny_config(config_dir: Path, tokenizer_len: int):
+    """The folder's config.json, with `vocab_size` = every id the tokenizer can decode when the
+    file leaves it out. A vocabulary smaller than the tokenizer's is an error: the tokenizer would
+    produce ids the model has no row for."""
+    from transformers import AutoConfig
+
+    path = config_dir / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"--tiny-from {config_dir}: no config.json there")
+    raw = json.loads(path.read_text())
+    cfg = AutoConfig.from_pretrained(str(config_dir))
+    if "vocab_size" not in raw:
+        cfg.vocab_size = tokenizer_len
+    elif cfg.vocab_size < tokenizer_len:
+        raise ValueError(
+            f"{path}: vocab_size {cfg.vocab_size} is smaller than the tokenizer's {tokenizer_len} ids"
+        )
+    return cfg
 
 
 def load_checkpoint(model_dir: str | Path) -> torch.nn.Module:
@@ -116,14 +154,20 @@ def load(
     tiny: bool,
     seed: int,
     tokenizer_dir: str | None = None,
+    tiny_from: str | None = None,
 ) -> LoadedModel:
-    """Load tokenizer + model. A checkpoint folder that carries its own tokenizer files uses
-    them unless --tokenizer overrides."""
+    """Load tokenizer + model. A checkpoint (or --tiny-from) folder that carries its own tokenizer
+    files uses them unless --tokenizer overrides."""
     configure_runtime()
-    if tiny == bool(model_dir):
-        raise ValueError("pass exactly one of --tiny or --model DIR")
-    if model_dir and not tokenizer_dir and _looks_like_tokenizer_dir(Path(model_dir)):
-        tok_dir = Path(model_dir).resolve()
+    if sum((tiny, bool(model_dir), bool(tiny_from))) != 1:
+        raise ValueError("pass exactly one of --tiny, --tiny-from DIR or --model DIR")
+    folder = model_dir or tiny_from
+    if folder and not tokenizer_dir and _looks_like_tokenizer_dir(Path(folder)):
+        tok_dir = Path(folder).resolve()
+    elif tiny_from and not tokenizer_dir:
+        raise FileNotFoundError(
+            f"--tiny-from {tiny_from}: no tokenizer.json and tokenizer_config.json there; pass --tokenizer DIR"
+        )
     else:
         tok_dir = find_tokenizer_dir(tokenizer_dir)
     tokenizer = load_tokenizer(tok_dir)
@@ -133,6 +177,9 @@ def load(
         # ids no tokenizer can turn into text.
         model = build_tiny_model(seed, len(tokenizer))
         path = f"tiny-qwen3-seed{seed}"
+    elif tiny_from:
+        model = build_from_config(tiny_config(Path(tiny_from), len(tokenizer)), seed)
+        path = f"tiny-{model.config.model_type}-seed{seed}"
     else:
         model = load_checkpoint(model_dir)
         path = str(Path(model_dir).resolve())

@@ -43,6 +43,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--tiny", action="store_true", help="the seeded tiny Qwen3 (same as the engine's --tiny)")
+    src.add_argument("--tiny-from", metavar="DIR", help="the seeded model of DIR's config (as the engine's --tiny-from)")
     src.add_argument("--model", metavar="DIR", help="checkpoint folder the engine is serving")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tokenizer", metavar="DIR")
@@ -124,7 +125,9 @@ def run(args) -> tuple[dict, list[str]]:
     }
     if not checked:
         return stats, errors + ["no usable samples"]
-    loaded = load(model_dir=args.model, tiny=args.tiny, seed=args.seed, tokenizer_dir=args.tokenizer)
+    loaded = load(
+        model_dir=args.model, tiny=args.tiny, seed=args.seed, tokenizer_dir=args.tokenizer, tiny_from=args.tiny_from
+    )
     model = loaded.model
     new_lps, old_lps, advs, masks, diffs = [], [], [], [], []
     for s in checked:
