@@ -5,6 +5,8 @@
  * the engine and a TrainClient pointed at the same folder agree on every id; its stop ids are
  * the renderer's. The chat format (formats/) tells the policies how to read prompts back.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createRenderer, identifyTemplate } from "envroll/internal/renderers/index.ts";
 import type { Renderer } from "envroll/internal/renderers/renderer.ts";
 import { isCheckpointFolder, loadTokenizer, type Tokenizer } from "envroll/internal/tokenizer/index.ts";
@@ -18,6 +20,8 @@ export interface ServedModel {
   readonly family: string | null;
   readonly tokenizer: Tokenizer;
   readonly renderer: Renderer;
+  /** What /get_model_info reports: the folder's config.json, else the family's release config. */
+  readonly config: ModelConfig;
   /** How policies read prompts back; null when the engine cannot read this family's prompts. */
   readonly format: ChatFormat | null;
   /** Ids that end a turn (the renderer's stop ids). */
@@ -28,14 +32,47 @@ export interface ServedModel {
   replyIds(turn: ReferenceTurn): number[];
 }
 
-/** `/get_model_info`'s `model_type` per family, as the HF configs of those models name it. */
-export const MODEL_TYPES: Readonly<Record<string, string>> = {
-  qwen3: "qwen3",
-  "deepseek-v3": "deepseek_v3",
-  "llama-3": "llama",
-  "gemma-3": "gemma3",
-  "gpt-oss": "gpt_oss",
+/**
+ * `/get_model_info`'s `model_type` and `architectures` per family, as the released HF configs
+ * name them: what a folder without a config.json is reported as (a config.json always wins).
+ */
+export const FAMILY_CONFIGS: Readonly<Record<string, ModelConfig>> = {
+  qwen3: { modelType: "qwen3", architectures: ["Qwen3ForCausalLM"] },
+  "deepseek-v3": { modelType: "deepseek_v3", architectures: ["DeepseekV3ForCausalLM"] },
+  "llama-3": { modelType: "llama", architectures: ["LlamaForCausalLM"] },
+  // The text-only release (gemma-3-1b): the engine serves no images.
+  "gemma-3": { modelType: "gemma3_text", architectures: ["Gemma3ForCausalLM"] },
+  "gpt-oss": { modelType: "gpt_oss", architectures: ["GptOssForCausalLM"] },
 };
+
+/** What a checkpoint's config.json says the model is (SGLang reports both on /get_model_info). */
+export interface ModelConfig {
+  modelType: string | null;
+  architectures: string[] | null;
+}
+
+/** The folder's config.json `model_type` and `architectures`, or null when it has none. */
+export function readModelConfig(folder: string): ModelConfig | null {
+  const file = join(folder, "config.json");
+  if (!existsSync(file)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`model ${folder}: config.json is not JSON (${(e as Error).message})`);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new Error(`model ${folder}: config.json is not a JSON object`);
+  const { model_type: modelType, architectures } = raw as Record<string, unknown>;
+  if (modelType !== undefined && typeof modelType !== "string")
+    throw new Error(`model ${folder}: config.json model_type: expected a string`);
+  if (
+    architectures !== undefined &&
+    !(Array.isArray(architectures) && architectures.every((a) => typeof a === "string"))
+  )
+    throw new Error(`model ${folder}: config.json architectures: expected a list of strings`);
+  return { modelType: modelType ?? null, architectures: (architectures as string[] | undefined) ?? null };
+}
 
 export function servedModel(path = "qwen3"): ServedModel {
   const folder = path !== "qwen3";
@@ -49,12 +86,19 @@ export function servedModel(path = "qwen3"): ServedModel {
   const stopIds = renderer.stopTokenIds;
   if (stopIds.length === 0) throw new Error(`model ${path}: its renderer has no stop token ids`);
   const format = chatFormatFor(family);
+  const own = folder ? readModelConfig(path) : null;
+  const known = family === null ? undefined : FAMILY_CONFIGS[family];
+  const config: ModelConfig = {
+    modelType: own?.modelType ?? known?.modelType ?? null,
+    architectures: own?.architectures ?? known?.architectures ?? null,
+  };
   const rendered = (turn: ReferenceTurn) => renderedReply(renderer, tokenizer, stopIds[0]!, turn);
   return {
     path,
     family,
     tokenizer,
     renderer,
+    config,
     format,
     stopIds,
     closeId: stopIds[0]!,

@@ -20,7 +20,6 @@ import { errorBody, validationBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";
 import { applyFault, handleGenerate } from "./generate-handler.ts";
 import { BadRequest } from "./sampling.ts";
-import { MODEL_TYPES } from "./served-model.ts";
 import type { EngineOptions, FaultKind } from "./types.ts";
 
 export interface WorkerConfig {
@@ -67,8 +66,8 @@ export function startWorker(core: EngineCore, cfg: WorkerConfig): Promise<Runnin
     weight_version: core.weightVersion,
     has_image_understanding: false,
     has_audio_understanding: false,
-    model_type: (served.family && MODEL_TYPES[served.family]) ?? null,
-    architectures: served.family === "qwen3" ? ["Qwen3ForCausalLM"] : null,
+    model_type: served.config.modelType,
+    architectures: served.config.architectures,
   });
   const modelCard = () => ({
     id: cfg.modelName,
