@@ -49,9 +49,58 @@ test("deepseek_v3: tool outputs read back as tool messages, tool-call markup sta
     ["user", "assistant", "tool", "assistant", "user"],
   );
   assert.match(got[1]!.content, /add\n```json\n\{"a": 2, "b": 3\}\n```/);
+  assert.deepEqual(got[1]!.tool_calls, [{ name: "add", arguments: { a: 2, b: 3 } }]);
   assert.equal(got[2]!.content, "5");
   assert.equal(got[3]!.content, "It is 5.");
 });
+
+// The tools block, the assistant's calls and the tool results, as each renderer writes them.
+const TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "math_calculate",
+      description: "Evaluate an expression",
+      parameters: {
+        type: "object",
+        properties: { expression: { type: "string" } },
+        required: ["expression"],
+      },
+    },
+  },
+];
+const TOOL_CHAT: RenderMessage[] = [
+  { role: "system", content: "Use the tools." },
+  { role: "user", content: "What is 2+3?" },
+  {
+    role: "assistant",
+    content: "Step 1.",
+    tool_calls: [
+      {
+        id: "c0",
+        type: "function",
+        function: { name: "math_calculate", arguments: '{"expression": "2+3"}' },
+      },
+    ],
+  },
+  { role: "tool", tool_call_id: "c0", content: "5" },
+];
+
+for (const pkg of ["qwen3", "gptoss"] as const) {
+  test(`${pkg}: offered tools, tool calls and tool results read back from a rendered prompt`, () => {
+    const model = servedModel(checkpointFolder(pkg));
+    const r = model.renderer;
+    const text = r.decode(r.render(TOOL_CHAT, { addGenerationPrompt: true, tools: TOOLS }).tokenIds);
+    assert.deepEqual(model.format!.tools!(text), ["math_calculate"]);
+    const got = model.format!.messages(text);
+    const calls = got.flatMap((m) => m.tool_calls ?? []);
+    assert.deepEqual(calls, [{ name: "math_calculate", arguments: { expression: "2+3" } }]);
+    assert.deepEqual(
+      got.filter((m) => m.role === "tool"),
+      [{ role: "tool", content: "5" }],
+    );
+  });
+}
 
 test("deepseek_v3 and llama3_1: the reference's reply ids are what the renderer marks sampled", () => {
   for (const pkg of ["deepseek_v3", "llama3_1"] as const) {
@@ -76,7 +125,7 @@ test("gpt-oss harmony: developer instructions are the system prompt, analysis is
   assert.deepEqual(harmonyFormat.messages(text), [
     { role: "system", content: "Reverse the text." },
     { role: "user", content: "abc" },
-    { role: "assistant", content: "{}" },
+    { role: "assistant", content: "{}", tool_calls: [{ name: "rev", arguments: {} }] },
     { role: "tool", content: "cba" },
     { role: "assistant", content: "cba" },
     { role: "user", content: "xyz" },

@@ -13,6 +13,7 @@ import {
   type Message,
   type Tool,
 } from "../../packages/core/src/types.ts";
+import { qwen3Format } from "../../packages/engine/src/formats/index.ts";
 import { chatMessages, formatReferenceTurn } from "../../packages/engine/src/index.ts";
 import { findSolver } from "../../packages/engine/src/policies/reference/index.ts";
 
@@ -76,11 +77,10 @@ export class SolverClient implements Client {
     const k = this.asked.get(text) ?? 0;
     this.asked.set(text, k + 1);
     const rng = mulberry32(hashString(text, this.seed + k));
-    const turn = book.answer(chatMessages(text), rng);
-    const solver = turn ? null : findSolver(text);
-    if (!turn && !solver) throw new Error(`no reference solution answers:\n${text}`);
-    const reply = turn ? formatReferenceTurn(turn) : solver!.solve(text, rng);
-    const message = parseReply(reply);
+    const input = { messages: chatMessages(text), tools: qwen3Format.tools!(text) };
+    const turn = book.answer(input.messages, rng) ?? findSolver(input)?.solve(input, rng);
+    if (!turn) throw new Error(`no reference solution answers:\n${text}`);
+    const message = parseReply(formatReferenceTurn(turn));
     return {
       id: `solver-${this.n++}`,
       model: "reference",

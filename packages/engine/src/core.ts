@@ -116,6 +116,7 @@ export class EngineCore {
     let promptText: string | undefined;
     let last: PromptMessage | null | undefined;
     let messages: ChatMessage[] | undefined;
+    let tools: string[] | undefined;
     const ctx: PolicyContext = {
       promptIds: job.promptIds,
       get promptText() {
@@ -133,6 +134,10 @@ export class EngineCore {
       get messages() {
         messages ??= format ? format.messages(this.promptText) : [];
         return messages;
+      },
+      get tools() {
+        tools ??= format?.tools ? format.tools(this.promptText) : [];
+        return tools;
       },
       family: model.format ? model.family : null,
       sampling: job.sampling,

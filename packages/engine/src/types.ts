@@ -19,7 +19,16 @@ export interface PromptMessage {
 /** A message of a conversation read back from a chat-format prompt (tool results as `tool`). */
 export interface ChatMessage {
   role: "system" | "user" | "assistant" | "tool";
+  /** The text as the prompt writes it (an assistant's tool-call markup included). */
   content: string;
+  /** An assistant's tool calls, read in the family's format (absent where it writes none). */
+  tool_calls?: readonly ReadToolCall[];
+}
+
+/** A tool call read back from a prompt: arguments parsed from JSON (the raw text when they are not JSON). */
+export interface ReadToolCall {
+  name: string;
+  arguments: unknown;
 }
 
 /** One turn a reference source plays: text, then tool calls rendered in the model's format. */
@@ -43,6 +52,8 @@ export interface PolicyContext {
   readonly lastMessage: PromptMessage | null;
   /** The conversation before the generation prompt, read in the served model's chat format. */
   readonly messages: readonly ChatMessage[];
+  /** The tool names the prompt offers (its tools block, in the served model's chat format). */
+  readonly tools: readonly string[];
   /** The served model's family (`qwen3`, `llama-3`, …), or null for a template the engine cannot read. */
   readonly family: string | null;
   readonly sampling: EngineSampling;

@@ -3,10 +3,12 @@
  * `<｜Assistant｜>content<｜end▁of▁sentence｜>`; tool results sit in a
  * `<｜tool▁outputs▁begin｜>…<｜tool▁outputs▁end｜>` section, each output in
  * `<｜tool▁output▁begin｜>…<｜tool▁output▁end｜>`, and the assistant turn after them has no role
- * marker of its own. Tool-call markup stays in the assistant's content.
+ * marker of its own. Tool-call markup stays in the assistant's content and is read into its
+ * `tool_calls` (`<｜tool▁call▁begin｜>TYPE<｜tool▁sep｜>NAME` + a ```json block); the template writes
+ * no tools block, so the prompt offers no tool names.
  */
-import type { PromptMessage } from "../types.ts";
-import { type ChatFormat, roleMessages } from "./format.ts";
+import type { ChatMessage, PromptMessage, ReadToolCall } from "../types.ts";
+import { type ChatFormat, readArguments, roleMessages } from "./format.ts";
 
 const MARK =
   /<｜(begin▁of▁sentence|User|Assistant|end▁of▁sentence|tool▁output▁begin|tool▁output▁end|tool▁outputs▁end)｜>/g;
@@ -52,8 +54,19 @@ function turns(text: string): PromptMessage[] {
   return out;
 }
 
+const CALL = /<｜tool▁call▁begin｜>[^<]*<｜tool▁sep｜>([^\n]+)\n```json\n([\s\S]*?)\n```<｜tool▁call▁end｜>/g;
+
+function withToolCalls(m: ChatMessage): ChatMessage {
+  if (m.role !== "assistant") return m;
+  const calls: ReadToolCall[] = [...m.content.matchAll(CALL)].map((c) => ({
+    name: c[1]!.trim(),
+    arguments: readArguments(c[2]!),
+  }));
+  return calls.length > 0 ? { ...m, tool_calls: calls } : m;
+}
+
 export const deepseekV3Format: ChatFormat = {
   family: "deepseek-v3",
   turns,
-  messages: (text) => roleMessages(turns(text)),
+  messages: (text) => roleMessages(turns(text)).map(withToolCalls),
 };

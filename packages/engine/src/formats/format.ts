@@ -14,8 +14,13 @@ export interface ChatFormat {
   readonly turnStartId?: number;
   /** The prompt's complete turns in order, as written (the open generation prompt is not one). */
   turns(promptText: string): PromptMessage[];
-  /** The conversation those turns stand for: roles normalised, tool results as `tool` messages. */
+  /**
+   * The conversation those turns stand for: roles normalised, tool results as `tool` messages,
+   * an assistant's tool calls in `tool_calls` where the format writes them.
+   */
   messages(promptText: string): ChatMessage[];
+  /** The tool names the prompt offers; absent where the format writes no tools block. */
+  tools?(promptText: string): string[];
   /**
    * The ids the model samples for a turn, ending with its stop token; absent where the served
    * renderer's own rendering of the turn is what the model samples (see served-model.ts).
@@ -40,4 +45,13 @@ export function closedTurns(
   for (const m of text.matchAll(pattern))
     if (m[3] !== undefined) out.push({ role: role(m[1]!), content: m[2]! });
   return out;
+}
+
+/** JSON arguments as an object; text that is not JSON stays text (a model may write anything). */
+export function readArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

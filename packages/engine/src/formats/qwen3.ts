@@ -3,8 +3,8 @@
  * blocks inside a user turn. The reference reply is text with Hermes `<tool_call>` JSON blocks.
  */
 import type { Tokenizer } from "envroll/internal/tokenizer/index.ts";
-import type { ChatMessage, PromptMessage, ReferenceTurn } from "../types.ts";
-import type { ChatFormat } from "./format.ts";
+import type { ChatMessage, PromptMessage, ReadToolCall, ReferenceTurn } from "../types.ts";
+import { type ChatFormat, readArguments } from "./format.ts";
 
 export const IM_START = 151644;
 export const IM_END = 151645;
@@ -29,6 +29,19 @@ function turns(promptText: string): PromptMessage[] {
 const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
 const ROLES = new Set(["system", "user", "assistant"]);
 
+const TOOL_CALL = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
+
+/** The Hermes `<tool_call>{"name": …, "arguments": …}</tool_call>` blocks of an assistant turn. */
+function toolCalls(content: string): ReadToolCall[] {
+  const out: ReadToolCall[] = [];
+  for (const m of content.matchAll(TOOL_CALL)) {
+    const call = readArguments(m[1]!) as { name?: unknown; arguments?: unknown } | string;
+    if (typeof call === "object" && call !== null && typeof call.name === "string")
+      out.push({ name: call.name, arguments: call.arguments ?? {} });
+  }
+  return out;
+}
+
 /**
  * The conversation before the generation prompt as messages: a user turn made only of
  * `<tool_response>` blocks (how Qwen3 renders tool results) becomes one `tool` message per block.
@@ -40,9 +53,28 @@ export function chatMessages(promptText: string): ChatMessage[] {
     const results = t.role === "user" ? [...t.content.matchAll(TOOL_RESPONSE)] : [];
     if (results.length > 0 && t.content.replace(TOOL_RESPONSE, "").trim() === "") {
       for (const r of results) out.push({ role: "tool", content: r[1]! });
-    } else out.push({ role: t.role as ChatMessage["role"], content: t.content });
+      continue;
+    }
+    const calls = t.role === "assistant" ? toolCalls(t.content) : [];
+    const role = t.role as ChatMessage["role"];
+    out.push(
+      calls.length > 0 ? { role, content: t.content, tool_calls: calls } : { role, content: t.content },
+    );
   }
   return out;
+}
+
+const TOOLS_BLOCK = /<tools>\n([\s\S]*?)\n<\/tools>/;
+
+/** The function names in the system turn's `<tools>` block (one JSON tool per line). */
+function tools(promptText: string): string[] {
+  const block = TOOLS_BLOCK.exec(promptText)?.[1] ?? "";
+  return block.split("\n").flatMap((line) => {
+    const tool = readArguments(line) as { function?: { name?: unknown }; name?: unknown } | string;
+    if (typeof tool !== "object" || tool === null) return [];
+    const name = tool.function?.name ?? tool.name;
+    return typeof name === "string" ? [name] : [];
+  });
 }
 
 /** The reply text: content, then each call as a Hermes-style `<tool_call>` block. */
@@ -58,6 +90,7 @@ export const qwen3Format: ChatFormat = {
   turnStartId: IM_START,
   turns,
   messages: chatMessages,
+  tools,
   replyIds: (turn: ReferenceTurn, tokenizer: Tokenizer) => [
     ...tokenizer.encode(formatReferenceTurn(turn)),
     IM_END,

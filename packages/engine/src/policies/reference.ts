@@ -3,7 +3,8 @@
  * judged eval offline); everything else gets the answers of a reference source (tasksets'
  * reference solutions, handed in by whoever starts the engine), written in the served model's
  * chat format; a conversation the source has no answer for gets the echo reply. The engine
- * knows no taskset. The solvers still in the engine read Qwen3 prompts only.
+ * knows no taskset. The solvers still in the engine read the conversation as the served family's
+ * format reads it back (messages, tool calls, offered tools), so they answer every family's prompts.
  */
 import type { PolicyFn, ReferenceSource } from "../types.ts";
 import { echoReply } from "./echo.ts";
@@ -18,7 +19,7 @@ export function referencePolicy(source: ReferenceSource | undefined): PolicyFn {
     if (verdict !== null) return verdict;
     const turn = source?.(ctx.messages, ctx.rng);
     if (turn) return { turn };
-    const solver = ctx.family === "qwen3" ? findSolver(ctx.promptText) : null;
-    return solver ? solver.solve(ctx.promptText, ctx.rng) : echoReply(ctx);
+    const solver = ctx.family === null ? null : findSolver(ctx);
+    return solver ? { turn: solver.solve(ctx, ctx.rng) } : echoReply(ctx);
   };
 }

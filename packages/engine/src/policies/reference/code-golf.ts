@@ -2,16 +2,16 @@
  * code-golf: find the problem by its description and answer with its reference program — or,
  * under seeded noise, a longer correct one, a wrong one, a crashing one, or prose without a
  * code block — so a group's correct/most_concise/fastest rewards actually differ. When the
- * harness offers a `bash` tool (the coding agent), the program is written and run first; a run
+ * prompt offers a `bash` tool (the coding agent), the program is written and run first; a run
  * whose output is wrong is usually followed by one more try with the reference program.
  */
 
 import type { Rng } from "envroll/internal/random.ts";
 import { SYSTEM } from "envroll/internal/tasksets/code-golf/index.ts";
 import { ALL_SPECS, type GolfSpec } from "envroll/internal/tasksets/code-golf/specs.ts";
-import { parseChatPrompt } from "../chat-prompt.ts";
-import { offeredTools, toolName } from "./tool-names.ts";
-import type { ReferenceSolver } from "./types.ts";
+import type { ChatMessage, ReferenceTurn } from "../../types.ts";
+import { toolName } from "./tool-names.ts";
+import { carries, type ReferenceSolver, type SolverInput } from "./types.ts";
 
 const fence = (program: string) => `\`\`\`python\n${program}\n\`\`\``;
 
@@ -19,13 +19,17 @@ const fence = (program: string) => `\`\`\`python\n${program}\n\`\`\``;
 const pyLiteral = (s: string) => JSON.stringify(s);
 
 const HEREDOC = /cat > solution\.py << 'EOF'\n([\s\S]*?)\nEOF\n/;
-const TOOL_CALL = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
-const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/;
+/** The task prompt ends `…\n\nPrint DESCRIPTION.` (a template that folds the system prompt in may start with it). */
+const DESCRIPTION = /(?:^|\n\n)Print ([\s\S]*?)\.\s*$/;
 const FIX_RATE = 0.6;
 
-function findSpec(promptText: string): GolfSpec | null {
-  const m = /\n\nPrint ([\s\S]*?)\.\s*(?:<\|im_end\|>|$)/.exec(promptText);
-  return m ? (ALL_SPECS.find((s) => s.description === m[1]) ?? null) : null;
+function findSpec(messages: readonly ChatMessage[]): GolfSpec | null {
+  for (const m of messages) {
+    const d = m.role === "user" ? DESCRIPTION.exec(m.content)?.[1] : undefined;
+    const spec = d === undefined ? undefined : ALL_SPECS.find((s) => s.description === d);
+    if (spec) return spec;
+  }
+  return null;
 }
 
 type Attempt = { kind: "program"; program: string; preface: string } | { kind: "prose"; text: string };
@@ -45,53 +49,51 @@ function firstAttempt(spec: GolfSpec, rng: Rng): Attempt {
 }
 
 /** The programs already run through bash, in order, and the output of the last run. */
-function runsSoFar(promptText: string, bash: string): { programs: string[]; lastOutput: string | null } {
+function runsSoFar(messages: readonly ChatMessage[], bash: string) {
   const programs: string[] = [];
   let lastOutput: string | null = null;
-  for (const turn of parseChatPrompt(promptText)) {
-    if (turn.role === "assistant")
-      for (const m of turn.content.matchAll(TOOL_CALL)) {
-        try {
-          const call = JSON.parse(m[1]!) as { name?: string; arguments?: { command?: string } };
-          const program = call.name === bash ? HEREDOC.exec(call.arguments?.command ?? "")?.[1] : undefined;
-          if (program !== undefined) programs.push(program);
-        } catch {
-          // Not one of ours.
-        }
+  for (const m of messages) {
+    if (m.role === "assistant")
+      for (const call of m.tool_calls ?? []) {
+        const command = (call.arguments as { command?: unknown } | null)?.command;
+        const program =
+          call.name === bash && typeof command === "string" ? HEREDOC.exec(command)?.[1] : undefined;
+        if (program !== undefined) programs.push(program);
       }
-    else if (turn.role === "user" && programs.length > 0) {
-      const out = TOOL_RESPONSE.exec(turn.content);
-      if (out) lastOutput = out[1]!;
-    }
+    else if (m.role === "tool" && programs.length > 0) lastOutput = m.content;
   }
   return { programs, lastOutput };
 }
 
-function runWithBash(bash: string, program: string, say: string): string {
+const say = (content: string): ReferenceTurn => ({ content, tool_calls: [] });
+
+function runWithBash(bash: string, program: string, content: string): ReferenceTurn {
   const command = `cat > solution.py << 'EOF'\n${program}\nEOF\npython3 solution.py`;
-  return `${say}\n<tool_call>\n${JSON.stringify({ name: bash, arguments: { command } })}\n</tool_call>`;
+  return { content, tool_calls: [{ name: bash, arguments: { command } }] };
 }
 
 export const codeGolfSolver: ReferenceSolver = {
   name: "code-golf",
-  matches: (promptText) => promptText.includes(SYSTEM),
-  solve(promptText, rng: Rng) {
-    const spec = findSpec(promptText);
-    if (!spec) return fence("print()");
-    const bash = toolName(offeredTools(promptText), "bash");
+  matches: (input) => carries(input, SYSTEM),
+  solve({ messages, tools }: SolverInput, rng: Rng) {
+    const spec = findSpec(messages);
+    if (!spec) return say(fence("print()"));
+    const bash = toolName(tools, "bash");
     if (!bash) {
       const a = firstAttempt(spec, rng);
-      return a.kind === "prose" ? a.text : `${a.preface}${fence(a.program)}`;
+      return say(a.kind === "prose" ? a.text : `${a.preface}${fence(a.program)}`);
     }
-    const { programs, lastOutput } = runsSoFar(promptText, bash);
+    const { programs, lastOutput } = runsSoFar(messages, bash);
     const last = programs.at(-1);
     if (last === undefined) {
       const a = firstAttempt(spec, rng);
-      return a.kind === "prose" ? a.text : runWithBash(bash, a.program, `${a.preface}Let me run it first.`);
+      return a.kind === "prose"
+        ? say(a.text)
+        : runWithBash(bash, a.program, `${a.preface}Let me run it first.`);
     }
     const passed = (lastOutput ?? "").trim() === spec.expected;
     if (!passed && programs.length < 2 && rng() < FIX_RATE)
       return runWithBash(bash, spec.solution, "The output is wrong; trying another program.");
-    return `${passed ? "It prints the expected output." : "Here is my program."}\n${fence(last)}`;
+    return say(`${passed ? "It prints the expected output." : "Here is my program."}\n${fence(last)}`);
   },
 };

@@ -5,12 +5,12 @@
  */
 import { codeGolfSolver } from "./code-golf.ts";
 import { toolMathSolver } from "./tool-math.ts";
-import type { ReferenceSolver } from "./types.ts";
+import type { ReferenceSolver, SolverInput } from "./types.ts";
 
-export type { ReferenceSolver } from "./types.ts";
+export type { ReferenceSolver, SolverInput } from "./types.ts";
 
 export const REFERENCE_SOLVERS: readonly ReferenceSolver[] = [codeGolfSolver, toolMathSolver];
 
-export function findSolver(promptText: string): ReferenceSolver | null {
-  return REFERENCE_SOLVERS.find((s) => s.matches(promptText)) ?? null;
+export function findSolver(input: SolverInput): ReferenceSolver | null {
+  return REFERENCE_SOLVERS.find((s) => s.matches(input)) ?? null;
 }
