@@ -1,11 +1,15 @@
 /**
  * One HTTP exchange over an undici Pool, with failures mapped to typed errors.
  *
- * Pool.request is used rather than global fetch (~5× less overhead per call here). undici's
- * default 300 s headers/body timeouts are disabled on the Pool: a long generation sends no byte
- * until it finishes, so the only limit is the explicit per-attempt `timeoutMs` enforced here.
+ * The reply is collected by a dispatch handler rather than `Pool.request` + `body.text()`: a
+ * whole-body JSON reply needs no Readable stream, AbortController or async resource per call,
+ * and skipping them is a large share of a short rollout's transport cost. The text is decoded
+ * as `body.text()` decodes it (UTF-8, a leading BOM dropped). undici's default 300 s
+ * headers/body timeouts are disabled on the Pool: a long generation sends no byte until it
+ * finishes, so the only limit is the explicit per-attempt `timeoutMs` enforced here.
  */
-import { Pool } from "undici";
+import type { IncomingHttpHeaders } from "node:http";
+import { type Dispatcher, Pool } from "undici";
 import { ProviderConnectionError, ProviderTimeoutError, RequestCancelledError } from "./errors.ts";
 
 export interface HttpReply {
@@ -34,43 +38,112 @@ export function createPool(origin: string, connections: number, connectTimeoutMs
   });
 }
 
+type Outcome = { ok: true; reply: HttpReply } | { ok: false; error: unknown; timedOut: boolean };
+
+/**
+ * Collects one reply. Settles exactly once: on the reply's end, on an undici error, or at once
+ * when the attempt is cut (time limit or the caller's signal) — a request still queued for a
+ * connection is aborted when it reaches one.
+ */
+class ReplyCollector implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private cut: Error | null = null;
+  private done = false;
+  private status = 0;
+  private retryAfter: string | null = null;
+  private chunks: Buffer[] = [];
+  private length = 0;
+
+  constructor(private readonly settle: (o: Outcome) => void) {}
+
+  abort(error: Error, timedOut: boolean): void {
+    if (this.done) return;
+    this.cut = error;
+    this.finish({ ok: false, error, timedOut });
+    this.controller?.abort(error);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.cut) controller.abort(this.cut);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    // 1xx informational heads come before the real one.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    const ra = headers["retry-after"];
+    this.retryAfter = typeof ra === "string" ? ra : null;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.finish({ ok: true, reply: { status: this.status, text: this.text(), retryAfter: this.retryAfter } });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish({ ok: false, error, timedOut: false });
+  }
+
+  private finish(o: Outcome): void {
+    if (this.done) return;
+    this.done = true;
+    this.chunks = [];
+    this.settle(o);
+  }
+
+  private text(): string {
+    const { chunks, length } = this;
+    if (chunks.length === 0 || length === 0) return "";
+    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+    const bom = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+    return buf.toString("utf8", bom ? 3 : 0, buf.length);
+  }
+}
+
 /** Sends one request and reads the whole body as text; never retries. */
 export async function exchange(pool: Pool, req: HttpRequest): Promise<HttpReply> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, req.timeoutMs);
   const user = req.signal;
-  const onUserAbort = () => controller.abort();
-  if (user) {
-    if (user.aborted) controller.abort();
-    else user.addEventListener("abort", onUserAbort, { once: true });
-  }
+  if (user?.aborted) throw new RequestCancelledError(`request to ${req.path} cancelled by caller`);
+  let resolveOutcome!: (o: Outcome) => void;
+  const outcome = new Promise<Outcome>((resolve) => {
+    resolveOutcome = resolve;
+  });
+  const collector = new ReplyCollector(resolveOutcome);
+  const timer = setTimeout(
+    () => collector.abort(new Error(`timed out after ${req.timeoutMs} ms`), true),
+    req.timeoutMs,
+  );
+  const onUserAbort = () => collector.abort(new Error("cancelled by caller"), false);
+  user?.addEventListener("abort", onUserAbort, { once: true });
+  let o: Outcome;
   try {
-    const res = await pool.request({
-      method: req.method,
-      path: req.path,
-      body: req.body,
-      headers: req.headers,
-      signal: controller.signal,
-    });
-    const text = await res.body.text();
-    const retryAfter = res.headers["retry-after"];
-    return { status: res.statusCode, text, retryAfter: typeof retryAfter === "string" ? retryAfter : null };
-  } catch (err) {
-    // A malformed request is our bug, not the network's: never disguise it as retriable.
-    if ((err as { code?: string })?.code === "UND_ERR_INVALID_ARG") throw err;
-    if (user?.aborted)
-      throw new RequestCancelledError(`request to ${req.path} cancelled by caller`, { cause: err });
-    if (timedOut)
-      throw new ProviderTimeoutError(`request to ${req.path} exceeded ${req.timeoutMs} ms`, { cause: err });
-    throw new ProviderConnectionError(`connection error on ${req.path}: ${describe(err)}`, { cause: err });
+    pool.dispatch(
+      { method: req.method, path: req.path, body: req.body ?? null, headers: req.headers },
+      collector,
+    );
+    o = await outcome;
   } finally {
     clearTimeout(timer);
     user?.removeEventListener("abort", onUserAbort);
   }
+  if (o.ok) return o.reply;
+  const err = o.error;
+  // A malformed request is our bug, not the network's: never disguise it as retriable.
+  if ((err as { code?: string })?.code === "UND_ERR_INVALID_ARG") throw err;
+  if (user?.aborted)
+    throw new RequestCancelledError(`request to ${req.path} cancelled by caller`, { cause: err });
+  if (o.timedOut)
+    throw new ProviderTimeoutError(`request to ${req.path} exceeded ${req.timeoutMs} ms`, { cause: err });
+  throw new ProviderConnectionError(`connection error on ${req.path}: ${describe(err)}`, { cause: err });
 }
 
 function describe(err: unknown): string {
