@@ -10,6 +10,7 @@ import {
   SequenceMatcher,
   sequenceMatcherRatio,
 } from "../../packages/core/src/difflib/index.ts";
+import { mulberry32 } from "../../packages/core/src/random.ts";
 import { readFixture } from "../fixtures.ts";
 
 interface DifflibCase {
@@ -74,4 +75,33 @@ test("identical strings: the fast path agrees with the matcher on both sides of 
   }
   // CPython 3.11 gives 1.0 here too: the junk-extension steps recover the popular run.
   assert.equal(sequenceMatcherRatio("e".repeat(250), "e".repeat(250)), 1);
+});
+
+test("one empty side: the shortcut agrees with the matcher (0, or 1 when both are empty)", () => {
+  for (const [a, b] of [
+    ["", ""],
+    ["", "abc"],
+    ["abc", ""],
+    ["", "e".repeat(250)],
+    ["😀".repeat(210), ""],
+  ] as const) {
+    const slow = new SequenceMatcher(Array.from(a), Array.from(b)).ratio();
+    assert.equal(sequenceMatcherRatio(a, b), slow, `${a.length} vs ${b.length}`);
+  }
+});
+
+test("code points read straight from UTF-16 (pairs, lone surrogates) match the generic matcher", () => {
+  const rng = mulberry32(7);
+  const alphabet = ["a", "b", " ", "é", "😀", "👩", "\u200d", "\ud800", "\udc00", "x"];
+  for (let c = 0; c < 200; c++) {
+    const word = (n: number) =>
+      Array.from({ length: n }, () => alphabet[Math.floor(rng() * alphabet.length)]).join("");
+    const b = word(Math.floor(rng() * 260));
+    const a =
+      rng() < 0.5 ? b.slice(0, Math.floor(rng() * b.length)) + word(5) : word(Math.floor(rng() * 260));
+    for (const autojunk of [true, false]) {
+      const slow = new SequenceMatcher(Array.from(a), Array.from(b), { autojunk }).ratio();
+      assert.equal(sequenceMatcherRatio(a, b, { autojunk }), slow, `case ${c} autojunk=${autojunk}`);
+    }
+  }
 });

@@ -3,7 +3,12 @@
  * given two `str`s. `Array.from` iterates a JS string by code point, so an emoji outside the BMP
  * is one element (as in Python) rather than two UTF-16 units.
  */
-import { type MatchingBlock, SequenceMatcher, type SequenceMatcherOptions } from "./sequence-matcher.ts";
+import {
+  type MatchingBlock,
+  SequenceMatcher,
+  type SequenceMatcherOptions,
+  SymbolMatcher,
+} from "./sequence-matcher.ts";
 
 export function codePoints(s: string): string[] {
   return Array.from(s);
@@ -23,7 +28,44 @@ export function sequenceMatcherRatio(a: string, b: string, options: SequenceMatc
   // CPython only does from 200 elements of b. A correct reply is the common case in RL, and this
   // skips the matcher's index building for it (about a tenth of a reverse-text rollout's CPU).
   if (a === b && (options.autojunk === false || pyLenBelow(b, 200))) return 1;
-  return stringMatcher(a, b, options).ratio();
+  // No element can match when one side is empty: 0, or 1 for two empty strings.
+  if (a === "" || b === "") return a === b ? 1 : 0;
+  return codePointMatcher(a, b, options).ratio();
+}
+
+/**
+ * The matcher over code points, interned straight from the UTF-16 text (no per-character
+ * strings): b's distinct code points get symbols first, as SequenceMatcher's interning does.
+ */
+function codePointMatcher(a: string, b: string, options: SequenceMatcherOptions): SymbolMatcher {
+  const ids = new Map<number, number>();
+  const bs = internCodePoints(b, ids);
+  const symbols = ids.size;
+  const as = internCodePoints(a, ids);
+  return new SymbolMatcher(as, bs, symbols, options.autojunk ?? true);
+}
+
+function internCodePoints(s: string, ids: Map<number, number>): Int32Array {
+  const out = new Int32Array(s.length);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    let cp = s.charCodeAt(i);
+    // A surrogate pair is one code point; a lone surrogate is one too (Array.from keeps it).
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.length) {
+      const lo = s.charCodeAt(i + 1);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        i++;
+      }
+    }
+    let id = ids.get(cp);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(cp, id);
+    }
+    out[n++] = id;
+  }
+  return n === out.length ? out : out.subarray(0, n);
 }
 
 /** `get_matching_blocks()` as `[i, j, size]` in code-point indices. */

@@ -9,8 +9,12 @@
  * a match over popular elements after the core search, and the merge of adjacent blocks — so each
  * of those steps is reproduced here on purpose.
  *
- * Elements are compared with `===`; string helpers (see ratio.ts) split text into Unicode code
- * points, because Python indexes `str` by code point while JS strings are UTF-16.
+ * The matcher works on dense integer symbols (equal elements, equal symbols): `b2j` is a table of
+ * ascending positions per symbol and CPython's per-row `j2len` dicts are two typed rows tagged with
+ * the row that wrote them, so a rollout's reward allocates a few arrays instead of a Map per row.
+ * The generic `SequenceMatcher<T>` interns its elements (SameValueZero, as a Map keys them);
+ * string helpers (see ratio.ts) intern Unicode code points, because Python indexes `str` by code
+ * point while JS strings are UTF-16.
  */
 
 /** A matching block `[i, j, size]`: `a[i..i+size) == b[j..j+size)`. */
@@ -24,34 +28,64 @@ export interface SequenceMatcherOptions {
   autojunk?: boolean;
 }
 
-export class SequenceMatcher<T> {
-  readonly a: readonly T[];
-  readonly b: readonly T[];
-  /** For each non-popular element of b, the ascending positions where it occurs. */
-  private readonly b2j: Map<T, number[]>;
-  /** Elements of b dropped from b2j by the autojunk heuristic. */
-  readonly popular: ReadonlySet<T>;
+/**
+ * CPython's per-row `j2len` dicts, as one row shared by every matcher (a match search is
+ * synchronous): `j2len[j]` is `rowLen[j]` when `rowTag[j]` is the previous row's number, else 0.
+ * Row numbers only grow, so nothing is ever cleared.
+ */
+let rowLen = new Int32Array(256);
+let rowTag = new Int32Array(256);
+let rowNumber = 0;
+
+function rowsFor(n: number): void {
+  if (rowLen.length < n) {
+    const size = Math.max(n, rowLen.length * 2);
+    rowLen = new Int32Array(size);
+    rowTag = new Int32Array(size);
+    rowNumber = 0;
+  } else if (rowNumber > 0x3fff0000) {
+    rowTag.fill(0);
+    rowNumber = 0;
+  }
+}
+
+/** The matcher over symbols `0 … symbols-1`; `a` and `b` are not copied. */
+export class SymbolMatcher {
+  /**
+   * `b2j` as one table: `table[s] … table[s+1]` delimit symbol s's ascending positions in b,
+   * stored from `table[symbols + 1]` on.
+   */
+  private readonly table: Int32Array;
+  private readonly symbols: number;
+  /** Symbols with more occurrences than this are popular (autojunk): absent from `b2j`. */
+  private readonly junkAbove: number;
   private blocks: MatchingBlock[] | null = null;
 
-  constructor(a: readonly T[], b: readonly T[], options: SequenceMatcherOptions = {}) {
-    this.a = a;
-    this.b = b;
-    const b2j = new Map<T, number[]>();
-    b.forEach((elt, j) => {
-      const list = b2j.get(elt);
-      if (list) list.push(j);
-      else b2j.set(elt, [j]);
-    });
-    const popular = new Set<T>();
+  constructor(
+    readonly a: Int32Array,
+    readonly b: Int32Array,
+    symbols: number,
+    autojunk: boolean,
+  ) {
     const n = b.length;
-    if ((options.autojunk ?? true) && n >= 200) {
-      // Strictly more than n//100 + 1 occurrences makes an element popular.
-      const ntest = Math.floor(n / 100) + 1;
-      for (const [elt, idxs] of b2j) if (idxs.length > ntest) popular.add(elt);
-      for (const elt of popular) b2j.delete(elt);
-    }
-    this.b2j = b2j;
-    this.popular = popular;
+    const table = new Int32Array(symbols + 1 + n);
+    for (let j = 0; j < n; j++) table[b[j]! + 1]!++;
+    for (let s = 0; s < symbols; s++) table[s + 1] = table[s + 1]! + table[s]!;
+    // table[s + 1] is now where symbol s's slots end; filling them back to front (j descending)
+    // moves it to where they start, which is then shifted down to table[s].
+    const base = symbols + 1;
+    for (let j = n - 1; j >= 0; j--) table[base + --table[b[j]! + 1]!] = j;
+    for (let s = 0; s < symbols; s++) table[s] = table[s + 1]!;
+    table[symbols] = n;
+    this.table = table;
+    this.symbols = symbols;
+    // Strictly more than n//100 + 1 occurrences makes an element popular.
+    this.junkAbove = autojunk && n >= 200 ? Math.floor(n / 100) + 1 : n;
+  }
+
+  /** Whether autojunk dropped symbol s from `b2j`. */
+  isPopular(s: number): boolean {
+    return s < this.symbols && this.table[s + 1]! - this.table[s]! > this.junkAbove;
   }
 
   /**
@@ -61,31 +95,48 @@ export class SequenceMatcher<T> {
    * even though they could never seed one.
    */
   findLongestMatch(alo: number, ahi: number, blo: number, bhi: number): MatchingBlock {
-    const { a, b } = this;
-    const b2j = this.b2j;
+    const { a, b, table, symbols, junkAbove } = this;
+    const base = symbols + 1;
     let besti = alo;
     let bestj = blo;
     let bestsize = 0;
-    // j2len[j] = length of the longest match ending at a[i-1], b[j].
-    let j2len = new Map<number, number>();
+    rowsFor(b.length);
+    const len = rowLen;
+    const tag = rowTag;
+    // A fresh search skips one row number, so no entry of an earlier search reads as its own.
+    let row = ++rowNumber;
     for (let i = alo; i < ahi; i++) {
-      const newj2len = new Map<number, number>();
-      const positions = b2j.get(a[i]!);
-      if (positions) {
-        for (const j of positions) {
-          if (j < blo) continue;
-          if (j >= bhi) break;
-          const k = (j2len.get(j - 1) ?? 0) + 1;
-          newj2len.set(j, k);
-          if (k > bestsize) {
-            besti = i - k + 1;
-            bestj = j - k + 1;
-            bestsize = k;
-          }
+      row++;
+      const s = a[i]!;
+      if (s >= symbols) continue;
+      const first = table[s]!;
+      const last = table[s + 1]!;
+      if (last - first > junkAbove) continue;
+      // Positions descending, so j2len[j - 1] still holds the previous row when it is read and
+      // one row serves both. CPython scans them ascending and keeps the first strictly longer
+      // match: the same winner is the longest of the row at its smallest j, taken when it beats
+      // every earlier row.
+      let rowBest = 0;
+      let rowJ = 0;
+      for (let p = base + last - 1; p >= base + first; p--) {
+        const j = table[p]!;
+        if (j >= bhi) continue;
+        if (j < blo) break;
+        const k = (j > 0 && tag[j - 1] === row - 1 ? len[j - 1]! : 0) + 1;
+        len[j] = k;
+        tag[j] = row;
+        if (k >= rowBest) {
+          rowBest = k;
+          rowJ = j;
         }
       }
-      j2len = newj2len;
+      if (rowBest > bestsize) {
+        besti = i - rowBest + 1;
+        bestj = rowJ - rowBest + 1;
+        bestsize = rowBest;
+      }
     }
+    rowNumber = row;
     // Widen over equal elements on both sides (the junk set is empty, so every element qualifies;
     // the second, junk-only widening pass of CPython is a no-op without an isjunk function).
     while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) {
@@ -146,14 +197,14 @@ export class SequenceMatcher<T> {
 
   /** Upper bound on ratio(): the multiset intersection of a and b. */
   quickRatio(): number {
-    const fullbcount = new Map<T, number>();
-    for (const elt of this.b) fullbcount.set(elt, (fullbcount.get(elt) ?? 0) + 1);
-    const avail = new Map<T, number>();
+    const avail = new Int32Array(this.symbols);
+    for (let s = 0; s < avail.length; s++) avail[s] = this.table[s + 1]! - this.table[s]!;
     let matches = 0;
-    for (const elt of this.a) {
-      const numb = avail.has(elt) ? avail.get(elt)! : (fullbcount.get(elt) ?? 0);
-      avail.set(elt, numb - 1);
-      if (numb > 0) matches++;
+    for (const s of this.a) {
+      if (s < avail.length && avail[s]! > 0) {
+        avail[s]!--;
+        matches++;
+      }
     }
     return calculateRatio(matches, this.a.length + this.b.length);
   }
@@ -164,6 +215,63 @@ export class SequenceMatcher<T> {
     const lb = this.b.length;
     return calculateRatio(Math.min(la, lb), la + lb);
   }
+}
+
+/** `SequenceMatcher(None, a, b, autojunk)` over any elements. */
+export class SequenceMatcher<T> {
+  readonly a: readonly T[];
+  readonly b: readonly T[];
+  /** Elements of b dropped from b2j by the autojunk heuristic. */
+  readonly popular: ReadonlySet<T>;
+  private readonly core: SymbolMatcher;
+
+  constructor(a: readonly T[], b: readonly T[], options: SequenceMatcherOptions = {}) {
+    this.a = a;
+    this.b = b;
+    // b's elements first, so that symbols `0 … |set(b)|-1` are exactly b's (a-only ones follow).
+    const ids = new Map<T, number>();
+    const bs = intern(b, ids);
+    const symbols = ids.size;
+    const as = intern(a, ids);
+    this.core = new SymbolMatcher(as, bs, symbols, options.autojunk ?? true);
+    const popular = new Set<T>();
+    for (const [elt, s] of ids) if (this.core.isPopular(s)) popular.add(elt);
+    this.popular = popular;
+  }
+
+  findLongestMatch(alo: number, ahi: number, blo: number, bhi: number): MatchingBlock {
+    return this.core.findLongestMatch(alo, ahi, blo, bhi);
+  }
+
+  getMatchingBlocks(): MatchingBlock[] {
+    return this.core.getMatchingBlocks();
+  }
+
+  ratio(): number {
+    return this.core.ratio();
+  }
+
+  quickRatio(): number {
+    return this.core.quickRatio();
+  }
+
+  realQuickRatio(): number {
+    return this.core.realQuickRatio();
+  }
+}
+
+function intern<T>(xs: readonly T[], ids: Map<T, number>): Int32Array {
+  const out = new Int32Array(xs.length);
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    let s = ids.get(x);
+    if (s === undefined) {
+      s = ids.size;
+      ids.set(x, s);
+    }
+    out[i] = s;
+  }
+  return out;
 }
 
 function calculateRatio(matches: number, length: number): number {
