@@ -112,3 +112,37 @@ test("BPE: a very long piece (200k letters) encodes in near-linear time", () => 
   // The rescanning merge needed ~4.5 s for 32k characters (quadratic); the heap takes ~0.1 s.
   assert.ok(ms < 5_000, `${ms} ms`);
 });
+
+test("decode equals lossy UTF-8 of the tokens' bytes on random ids (split characters, added, unknown)", () => {
+  // The reference: each id's token string through the byte-level alphabet (or its own UTF-8),
+  // concatenated, then decoded lossily — independent of the tokenizer's byte tables.
+  const lossy = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  const byteOf = new Map(BYTE_TO_CHAR.map((ch, b) => [ch, b]));
+  const bytesOfToken = (t: string) =>
+    [...t].every((ch) => byteOf.has(ch)) ? [...t].map((ch) => byteOf.get(ch)!) : [...Buffer.from(t, "utf8")];
+  const reference = (ids: number[], skip: boolean) => {
+    const bytes: number[] = [];
+    for (const id of ids) {
+      if (skip && tok.specialTokenIds.has(id)) continue;
+      const t = tok.idToToken(id);
+      if (t !== undefined) bytes.push(...bytesOfToken(t));
+    }
+    return lossy.decode(Uint8Array.from(bytes));
+  };
+  const rand = mulberry32(11);
+  const pieces = tok.encode("𓀀 天气 wörld 😀 <think>ok</think>").concat([151643, 151645, 151667, 151668]);
+  const split = tok.encode("𓀀😀天");
+  for (let c = 0; c < 300; c++) {
+    const ids: number[] = [];
+    const n = Math.floor(rand() * 60);
+    for (let i = 0; i < n; i++) {
+      const r = rand();
+      if (r < 0.4) ids.push(Math.floor(rand() * 151_700));
+      else if (r < 0.8) ids.push(pieces[Math.floor(rand() * pieces.length)]!);
+      else if (r < 0.95) ids.push(split[Math.floor(rand() * split.length)]!);
+      else ids.push([-1, 10_000_000, 1.5, 151_700][Math.floor(rand() * 4)]!);
+    }
+    for (const skip of [false, true])
+      assert.equal(tok.decode(ids, { skipSpecialTokens: skip }), reference(ids, skip), JSON.stringify(ids));
+  }
+});

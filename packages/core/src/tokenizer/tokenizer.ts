@@ -14,6 +14,7 @@ import { buildNormalizer, type Normalizer } from "./normalizer.ts";
 import { type EncodingWithOffsets, pieceOffsets, remapOffsets } from "./offsets.ts";
 import { type PieceStep, runSteps } from "./pretokenize.ts";
 import { buildPreTokenizer } from "./pretokenizer-json.ts";
+import { TokenBytes } from "./token-bytes.ts";
 
 export type { EncodingWithOffsets } from "./offsets.ts";
 
@@ -27,8 +28,6 @@ interface TokenizerJson {
 
 /** Bound on the chunk cache (total cached characters) before it is dropped and refilled. */
 const CHUNK_CACHE_CHARS = 8_000_000;
-/** Largest decode scratch buffer kept between calls (bytes). */
-const DECODE_SCRATCH_MAX = 1 << 20;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 export interface TokenizerConfigInfo {
@@ -52,12 +51,12 @@ export class BpeTokenizer {
   private readonly steps: PieceStep[];
   private readonly normalize: Normalizer;
   private readonly decoder: Decoder;
-  private readonly tokenBytes: (Uint8Array | undefined)[] = [];
+  private readonly tokenBytes: TokenBytes;
   private readonly scratch: number[] = [];
   private readonly chunkCache = new Map<string, EncodingWithOffsets>();
   private chunkCacheChars = 0;
-  private decodeScratch = new Uint8Array(4096);
-  private readonly byteLen = (id: number): number => this.bytesOf(id).length;
+  private readonly byteLen = (id: number): number => this.tokenBytes.length(id);
+  private readonly notSpecial = (id: number): boolean => !this.specialTokenIds.has(id);
 
   constructor(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>, info?: TokenizerConfigInfo) {
     const tj = tokenizerJson as TokenizerJson;
@@ -76,6 +75,9 @@ export class BpeTokenizer {
     const tpl = info ? info.chatTemplate : tokenizerConfig.chat_template;
     this.chatTemplate = typeof tpl === "string" ? tpl : null;
     this.chatTemplates = info?.chatTemplates ?? {};
+    let size = this.model.idToToken.length;
+    for (const t of tj.added_tokens) size = Math.max(size, t.id + 1);
+    this.tokenBytes = new TokenBytes(size, (id) => this.bytesOf(id));
     this.bosToken = tokenString(tokenizerConfig.bos_token);
     this.eosToken = tokenString(tokenizerConfig.eos_token);
   }
@@ -157,9 +159,10 @@ export class BpeTokenizer {
   }
 
   /**
-   * Byte-level vocabularies: byte runs (added tokens included, as HF passes them to the
-   * decoder) are gathered in a scratch buffer reused across calls and decoded as one lossy
-   * UTF-8 buffer — a character may span tokens. Other decoders take the token strings.
+   * Byte-level vocabularies: the tokens' bytes (added tokens included, as HF passes them to the
+   * decoder) are gathered in one buffer and decoded as lossy UTF-8 — a character may span
+   * tokens; an id outside the vocabulary stands for nothing. Other decoders take the token
+   * strings.
    */
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string {
     const skip = opts?.skipSpecialTokens ?? false;
@@ -172,25 +175,8 @@ export class BpeTokenizer {
       }
       return this.decoder(tokens);
     }
-    let buf = this.decodeScratch;
-    let len = 0;
-    for (let k = 0; k < ids.length; k++) {
-      const id = ids[k]!;
-      if (skip && this.specialTokenIds.has(id)) continue;
-      if (this.addedById.get(id) === undefined && this.model.idToToken[id] === undefined) continue;
-      const b = this.bytesOf(id);
-      if (len + b.length > buf.length) {
-        const grown = new Uint8Array(Math.max(buf.length * 2, len + b.length));
-        grown.set(buf.subarray(0, len));
-        buf = grown;
-      }
-      buf.set(b, len);
-      len += b.length;
-    }
-    const out = len > 0 ? decodeUtf8Lossy(buf.subarray(0, len)) : "";
-    // Keep a grown buffer for the next call, unless one huge decode would pin it.
-    if (buf.length <= DECODE_SCRATCH_MAX) this.decodeScratch = buf;
-    return out;
+    const bytes = this.tokenBytes.concat(ids, skip ? this.notSpecial : null);
+    return bytes.length > 0 ? decodeUtf8Lossy(bytes) : "";
   }
 
   tokenToId(token: string): number | undefined {
@@ -205,19 +191,14 @@ export class BpeTokenizer {
     return this.addedById.has(id);
   }
 
-  /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text); cached. */
+  /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text). */
   bytesOf(id: number): Uint8Array {
-    let b = this.tokenBytes[id];
-    if (b === undefined) {
-      const added = this.addedById.get(id);
-      const tok = added ?? this.model.idToToken[id] ?? "";
-      if (this.model.byteLevel) b = byteLevelBytes(tok);
-      else if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok))
-        b = Uint8Array.of(Number.parseInt(tok.slice(3, 5), 16));
-      else b = Buffer.from(tok, "utf8");
-      this.tokenBytes[id] = b;
-    }
-    return b;
+    const added = this.addedById.get(id);
+    const tok = added ?? this.model.idToToken[id] ?? "";
+    if (this.model.byteLevel) return byteLevelBytes(tok);
+    if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok))
+      return Uint8Array.of(Number.parseInt(tok.slice(3, 5), 16));
+    return Buffer.from(tok, "utf8");
   }
 }
 
