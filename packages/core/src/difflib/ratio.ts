@@ -38,34 +38,67 @@ export function sequenceMatcherRatio(a: string, b: string, options: SequenceMatc
  * strings): b's distinct code points get symbols first, as SequenceMatcher's interning does.
  */
 function codePointMatcher(a: string, b: string, options: SequenceMatcherOptions): SymbolMatcher {
-  const ids = new Map<number, number>();
-  const bs = internCodePoints(b, ids);
-  const symbols = ids.size;
-  const as = internCodePoints(a, ids);
+  const interner = new CodePointInterner();
+  const bs = interner.intern(b);
+  const symbols = interner.size;
+  const as = interner.intern(a);
   return new SymbolMatcher(as, bs, symbols, options.autojunk ?? true);
 }
 
-function internCodePoints(s: string, ids: Map<number, number>): Int32Array {
-  const out = new Int32Array(s.length);
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    let cp = s.charCodeAt(i);
-    // A surrogate pair is one code point; a lone surrogate is one too (Array.from keeps it).
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.length) {
-      const lo = s.charCodeAt(i + 1);
-      if (lo >= 0xdc00 && lo <= 0xdfff) {
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-        i++;
-      }
+/**
+ * BMP code points → symbols through one table shared by every call (entries tagged with the
+ * call that wrote them, so nothing is cleared); the rare astral ones through a Map.
+ */
+const bmpSymbol = new Int32Array(0x10000);
+const bmpTag = new Int32Array(0x10000);
+let internCall = 0;
+
+class CodePointInterner {
+  size = 0;
+  private readonly tag: number;
+  private astral: Map<number, number> | null = null;
+
+  constructor() {
+    if (internCall === 0x7fffffff) {
+      bmpTag.fill(0);
+      internCall = 0;
     }
-    let id = ids.get(cp);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(cp, id);
-    }
-    out[n++] = id;
+    this.tag = ++internCall;
   }
-  return n === out.length ? out : out.subarray(0, n);
+
+  intern(s: string): Int32Array {
+    const out = new Int32Array(s.length);
+    const tag = this.tag;
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const cp = s.charCodeAt(i);
+      // A surrogate pair is one code point; a lone surrogate is one too (Array.from keeps it).
+      if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.length) {
+        const lo = s.charCodeAt(i + 1);
+        if (lo >= 0xdc00 && lo <= 0xdfff) {
+          out[n++] = this.astralSymbol(0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00));
+          i++;
+          continue;
+        }
+      }
+      if (bmpTag[cp] !== tag) {
+        bmpTag[cp] = tag;
+        bmpSymbol[cp] = this.size++;
+      }
+      out[n++] = bmpSymbol[cp]!;
+    }
+    return n === out.length ? out : out.subarray(0, n);
+  }
+
+  private astralSymbol(cp: number): number {
+    this.astral ??= new Map();
+    let id = this.astral.get(cp);
+    if (id === undefined) {
+      id = this.size++;
+      this.astral.set(cp, id);
+    }
+    return id;
+  }
 }
 
 /** `get_matching_blocks()` as `[i, j, size]` in code-point indices. */
