@@ -30,45 +30,64 @@ export function sequenceMatcherRatio(a: string, b: string, options: SequenceMatc
   if (a === b && (options.autojunk === false || pyLenBelow(b, 200))) return 1;
   // No element can match when one side is empty: 0, or 1 for two empty strings.
   if (a === "" || b === "") return a === b ? 1 : 0;
-  return codePointMatcher(a, b, options).ratio();
+  return codePointRatio(a, b, options);
 }
 
 /**
- * The matcher over code points, interned straight from the UTF-16 text (no per-character
- * strings): b's distinct code points get symbols first, as SequenceMatcher's interning does.
+ * The ratio over code points, interned straight from the UTF-16 text (no per-character strings;
+ * b's distinct code points get symbols first, as SequenceMatcher's interning does) into buffers
+ * reused by every call: typed arrays of this size live outside the JS heap, and allocating three
+ * per reward cost more than the match itself.
  */
-function codePointMatcher(a: string, b: string, options: SequenceMatcherOptions): SymbolMatcher {
-  const interner = new CodePointInterner();
-  const bs = interner.intern(b);
+let bufA = new Int32Array(1024);
+let bufB = new Int32Array(1024);
+let bufTable = new Int32Array(2049);
+
+function codePointRatio(a: string, b: string, options: SequenceMatcherOptions): number {
+  if (bufA.length < a.length) bufA = new Int32Array(a.length * 2);
+  if (bufB.length < b.length) {
+    bufB = new Int32Array(b.length * 2);
+    bufTable = new Int32Array(b.length * 4 + 1);
+  }
+  interner.reset();
+  const nb = interner.intern(b, bufB);
   const symbols = interner.size;
-  const as = interner.intern(a);
-  return new SymbolMatcher(as, bs, symbols, options.autojunk ?? true);
+  const na = interner.intern(a, bufA);
+  bufTable.fill(0, 0, symbols + 1);
+  const m = new SymbolMatcher(
+    bufA.subarray(0, na),
+    bufB.subarray(0, nb),
+    symbols,
+    options.autojunk ?? true,
+    bufTable,
+  );
+  return m.ratio();
 }
 
 /**
- * BMP code points → symbols through one table shared by every call (entries tagged with the
- * call that wrote them, so nothing is cleared); the rare astral ones through a Map.
+ * BMP code points → symbols through one table (entries tagged with the interning round that
+ * wrote them, so nothing is cleared); the rare astral ones through a Map.
  */
-const bmpSymbol = new Int32Array(0x10000);
-const bmpTag = new Int32Array(0x10000);
-let internCall = 0;
-
 class CodePointInterner {
   size = 0;
-  private readonly tag: number;
-  private astral: Map<number, number> | null = null;
+  private readonly symbol = new Int32Array(0x10000);
+  private readonly tags = new Int32Array(0x10000);
+  private tag = 0;
+  private readonly astral = new Map<number, number>();
 
-  constructor() {
-    if (internCall === 0x7fffffff) {
-      bmpTag.fill(0);
-      internCall = 0;
+  reset(): void {
+    this.size = 0;
+    this.astral.clear();
+    if (this.tag === 0x7fffffff) {
+      this.tags.fill(0);
+      this.tag = 0;
     }
-    this.tag = ++internCall;
+    this.tag++;
   }
 
-  intern(s: string): Int32Array {
-    const out = new Int32Array(s.length);
-    const tag = this.tag;
+  /** Writes the symbols of `s` into `out`; returns how many (its length in code points). */
+  intern(s: string, out: Int32Array): number {
+    const { symbol, tags, tag } = this;
     let n = 0;
     for (let i = 0; i < s.length; i++) {
       const cp = s.charCodeAt(i);
@@ -81,17 +100,16 @@ class CodePointInterner {
           continue;
         }
       }
-      if (bmpTag[cp] !== tag) {
-        bmpTag[cp] = tag;
-        bmpSymbol[cp] = this.size++;
+      if (tags[cp] !== tag) {
+        tags[cp] = tag;
+        symbol[cp] = this.size++;
       }
-      out[n++] = bmpSymbol[cp]!;
+      out[n++] = symbol[cp]!;
     }
-    return n === out.length ? out : out.subarray(0, n);
+    return n;
   }
 
   private astralSymbol(cp: number): number {
-    this.astral ??= new Map();
     let id = this.astral.get(cp);
     if (id === undefined) {
       id = this.size++;
@@ -100,6 +118,8 @@ class CodePointInterner {
     return id;
   }
 }
+
+const interner = new CodePointInterner();
 
 /** `get_matching_blocks()` as `[i, j, size]` in code-point indices. */
 export function matchingBlocks(a: string, b: string, options: SequenceMatcherOptions = {}): MatchingBlock[] {

@@ -61,14 +61,18 @@ export class SymbolMatcher {
   private readonly junkAbove: number;
   private blocks: MatchingBlock[] | null = null;
 
+  /**
+   * `table`: storage for `b2j` (at least `symbols + 1 + b.length` entries, the first
+   * `symbols + 1` zero) when the caller lends it for a matcher it drops before the next use.
+   */
   constructor(
     readonly a: Int32Array,
     readonly b: Int32Array,
     symbols: number,
     autojunk: boolean,
+    table = new Int32Array(symbols + 1 + b.length),
   ) {
     const n = b.length;
-    const table = new Int32Array(symbols + 1 + n);
     for (let j = 0; j < n; j++) table[b[j]! + 1]!++;
     for (let s = 0; s < symbols; s++) table[s + 1] = table[s + 1]! + table[s]!;
     // table[s + 1] is now where symbol s's slots end; filling them back to front (j descending)
@@ -118,9 +122,17 @@ export class SymbolMatcher {
       // every earlier row.
       let rowBest = 0;
       let rowJ = 0;
-      for (let p = base + last - 1; p >= base + first; p--) {
+      // The first position at or past bhi (binary search), then down to blo: a sub-range search
+      // visits only its own positions.
+      let lo = base + first;
+      let hi = base + last;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (table[mid]! < bhi) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let p = lo - 1; p >= base + first; p--) {
         const j = table[p]!;
-        if (j >= bhi) continue;
         if (j < blo) break;
         const k = (j > 0 && tag[j - 1] === row - 1 ? len[j - 1]! : 0) + 1;
         len[j] = k;
