@@ -87,7 +87,9 @@ class CodePointInterner {
 
   /** Writes the symbols of `s` into `out`; returns how many (its length in code points). */
   intern(s: string, out: Int32Array): number {
-    const { symbol, tags, tag } = this;
+    const symbol = this.symbol;
+    const tags = this.tags;
+    const tag = this.tag;
     let n = 0;
     for (let i = 0; i < s.length; i++) {
       const cp = s.charCodeAt(i);
