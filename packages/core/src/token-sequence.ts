@@ -1,0 +1,205 @@
+/**
+ * An immutable, append-only sequence of token ids whose extensions share storage.
+ *
+ * A multi-turn prompt is the previous prompt plus a few hundred new ids; copying the whole
+ * history on every turn makes each turn O(history). Here `append` returns a new sequence that
+ * writes into the same buffer when nothing was written past this sequence yet (the usual linear
+ * rollout), and copies once only when two extensions of one sequence diverge (a fork). Every
+ * sequence's ids are fixed at creation: writes only ever land past the longest sequence on a
+ * buffer, and a diverging extension gets a buffer of its own.
+ *
+ * The comma-joined text of the ids is cached on the buffer the same way, so a request body can
+ * carry `input_ids` without re-serialising the history (`jsonText`).
+ */
+
+/** Ids as the renderers, clients and transport accept them. */
+export type TokenIds = TokenSequence | readonly number[];
+
+/** One shared buffer: ids [0, length) are written, views cover a prefix of them. */
+class Store {
+  ids: Int32Array;
+  length = 0;
+  /** Joined decimal text of ids [0, textIds), and where each id's text ends in it. */
+  text = "";
+  textIds = 0;
+  textEnds: Int32Array;
+
+  constructor(capacity: number) {
+    this.ids = new Int32Array(Math.max(16, capacity));
+    this.textEnds = new Int32Array(0);
+  }
+
+  reserve(n: number): void {
+    if (n <= this.ids.length) return;
+    const grown = new Int32Array(Math.max(n, this.ids.length * 2));
+    grown.set(this.ids.subarray(0, this.length));
+    this.ids = grown;
+  }
+}
+
+export class TokenSequence implements Iterable<number> {
+  readonly length: number;
+  private readonly store: Store;
+
+  private constructor(store: Store, length: number) {
+    this.store = store;
+    this.length = length;
+  }
+
+  static readonly empty: TokenSequence = new TokenSequence(new Store(0), 0);
+
+  /** A sequence holding a copy of `ids` (which must be integers in int32 range). */
+  static from(ids: ArrayLike<number> | Iterable<number>): TokenSequence {
+    const list = isArrayLike(ids) ? ids : Array.from(ids);
+    const store = new Store(list.length);
+    write(store, 0, list, 0, list.length);
+    return new TokenSequence(store, list.length);
+  }
+
+  /** `ids` itself when it is a sequence, else a sequence copying it. */
+  static of(ids: TokenIds): TokenSequence {
+    return ids instanceof TokenSequence ? ids : TokenSequence.from(ids);
+  }
+
+  /** The id at `i` (negative counts from the end), or undefined outside the sequence. */
+  at(i: number): number | undefined {
+    const k = i < 0 ? this.length + i : i;
+    return k >= 0 && k < this.length ? this.store.ids[k] : undefined;
+  }
+
+  /**
+   * This sequence followed by `ids[start, end)`. O(appended ids): the buffer is shared unless
+   * something else was already written after this sequence and differs from `ids`.
+   */
+  append(ids: ArrayLike<number>, start = 0, end = ids.length): TokenSequence {
+    if (end <= start) return this;
+    // An empty sequence shares nothing worth keeping alive: start a buffer of its own.
+    if (this.length === 0) return TokenSequence.from(sliceOf(ids, start, end));
+    let store = this.store;
+    let pos = this.length;
+    let j = start;
+    // Ids already written past this sequence by another extension are shared while they agree.
+    while (j < end && pos < store.length && store.ids[pos] === ids[j]) {
+      pos++;
+      j++;
+    }
+    if (j === end) return new TokenSequence(store, pos);
+    if (pos < store.length) store = this.fork(pos, end - j);
+    write(store, pos, ids, j, end);
+    return new TokenSequence(store, pos + (end - j));
+  }
+
+  /** A new buffer holding ids [0, keep) of this one, with room for `extra` more. */
+  private fork(keep: number, extra: number): Store {
+    const store = new Store(keep + extra);
+    store.ids.set(this.store.ids.subarray(0, keep));
+    store.length = keep;
+    return store;
+  }
+
+  /** A fresh array of ids [start, end), like Array.prototype.slice. */
+  slice(start = 0, end = this.length): number[] {
+    const s = clampIndex(start, this.length);
+    const e = clampIndex(end, this.length);
+    const out: number[] = [];
+    const buf = this.store.ids;
+    for (let i = s; i < e; i++) out.push(buf[i]!);
+    return out;
+  }
+
+  toArray(): number[] {
+    return this.slice();
+  }
+
+  /** JSON.stringify writes the sequence as the array of its ids. */
+  toJSON(): number[] {
+    return this.toArray();
+  }
+
+  /** True when the ids at `offset` are exactly `part`. */
+  matchesAt(offset: number, part: TokenIds): boolean {
+    if (offset < 0 || offset + part.length > this.length) return false;
+    let other: ArrayLike<number> = part as readonly number[];
+    if (part instanceof TokenSequence) {
+      // Same buffer, same place: equal by construction.
+      if (offset === 0 && part.store === this.store) return true;
+      other = part.store.ids;
+    }
+    const buf = this.store.ids;
+    for (let i = 0; i < part.length; i++) if (buf[offset + i] !== other[i]) return false;
+    return true;
+  }
+
+  /** True when `prefix` is a prefix of this sequence (O(1) when it is an earlier view of it). */
+  startsWith(prefix: TokenIds): boolean {
+    return this.matchesAt(0, prefix);
+  }
+
+  equals(other: TokenIds): boolean {
+    return other.length === this.length && this.matchesAt(0, other);
+  }
+
+  /**
+   * The JSON array text of the ids, e.g. `[151644,872]`. The text of the shared history is
+   * cached on the buffer, so each call formats only the ids no earlier call did.
+   */
+  jsonText(): string {
+    const store = this.store;
+    if (this.length > store.textIds) extendText(store, this.length);
+    if (this.length === 0) return "[]";
+    const joined =
+      this.length === store.textIds ? store.text : store.text.slice(0, store.textEnds[this.length - 1]);
+    return `[${joined}]`;
+  }
+
+  *[Symbol.iterator](): Iterator<number> {
+    const buf = this.store.ids;
+    for (let i = 0; i < this.length; i++) yield buf[i]!;
+  }
+}
+
+/** Writes `ids[from, end)` at `pos` and extends the store's written length to the end of them. */
+function write(store: Store, pos: number, ids: ArrayLike<number>, from: number, end: number): void {
+  store.reserve(pos + (end - from));
+  const buf = store.ids;
+  for (let j = from; j < end; j++) {
+    const id = ids[j]!;
+    if (!Number.isInteger(id) || id < -0x80000000 || id > 0x7fffffff)
+      throw new RangeError(`token id ${String(id)} at index ${j} is not an int32 integer`);
+    buf[pos++] = id;
+  }
+  store.length = pos;
+}
+
+function extendText(store: Store, upTo: number): void {
+  if (store.textEnds.length < upTo) {
+    const grown = new Int32Array(Math.max(upTo, store.textEnds.length * 2, 64));
+    grown.set(store.textEnds.subarray(0, store.textIds));
+    store.textEnds = grown;
+  }
+  let chunk = "";
+  let end = store.text.length;
+  for (let i = store.textIds; i < upTo; i++) {
+    const part = i === 0 ? String(store.ids[i]) : `,${store.ids[i]}`;
+    chunk += part;
+    end += part.length;
+    store.textEnds[i] = end;
+  }
+  store.text += chunk;
+  store.textIds = upTo;
+}
+
+function sliceOf(ids: ArrayLike<number>, start: number, end: number): number[] {
+  const out: number[] = [];
+  for (let i = start; i < end; i++) out.push(ids[i]!);
+  return out;
+}
+
+function clampIndex(i: number, length: number): number {
+  if (i < 0) return Math.max(0, length + i);
+  return Math.min(i, length);
+}
+
+function isArrayLike(x: unknown): x is ArrayLike<number> {
+  return typeof (x as { length?: unknown }).length === "number";
+}
