@@ -1,36 +1,56 @@
 /**
- * Figure 3 — the cost of building turn k's prompt ids in a 32-turn tool episode: bridging from
- * the previous turn (`renderer.bridge(prevPrompt, prevCompletion, [toolMessage])`) against a
- * full re-render of the history (`renderer.render(allMessages)`). Bridging touches only the new
- * messages, so its cost should stay flat while re-rendering grows with the history.
+ * Figure 3 — the cost of building turn k's prompt ids in a 32-turn tool episode.
  *
- * Each episode has fresh text (new salt), like a real rollout: the history a re-render sees was
- * rendered before (its pieces are cached), the tool result is new to both paths.
- * Figures: bridge_turn32_over_turn2 and rerender_turn32_over_turn2 (per-turn medians over the
- * episodes); the whole per-turn series goes to RESULTS.md.
+ * `bridge_turn32_over_turn2` (measured as since session 1): the renderer call alone, bridging
+ * from the previous turn (`renderer.bridge(prevPrompt, prevCompletion, [toolMessage])`), against
+ * a full re-render of the history (`renderer.render(allMessages)`, `rerender_turn32_over_turn2`).
+ * The previous prompt is kept as the TrainClient keeps it (a TokenSequence).
+ *
+ * `bridge_train_turn32_over_turn2`: what production does per turn on the client side, timed
+ * from before `graph.prepareTurn(messages)` to after `graph.commit(plan, response)` around
+ * `TrainClient.getResponse` — bridge plan, renderer bridge, request body build and its JSON
+ * text (the transport's `generatePayload`), the transport's reply parsing of a canned SGLang
+ * reply, completion parsing into a message, session bookkeeping and the trace graph commit.
+ * Only the HTTP exchange and the engine are left out (bench/lib/offline-transport.ts). Messages
+ * are the same objects turn after turn, as an in-process harness passes them.
+ *
+ * Each episode has fresh text (new salt), like a real rollout. Ratios are per-turn medians over
+ * the episodes; the per-turn series goes to RESULTS.md. Every bridged prompt is compared with a
+ * full render of the same messages (untimed); the count of differing ones must stay 0.
  */
+import { TrainClient } from "../packages/core/src/clients/train.ts";
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
 import type { RenderMessage } from "../packages/core/src/renderers/renderer.ts";
+import { TokenSequence } from "../packages/core/src/token-sequence.ts";
+import { MessageGraph } from "../packages/core/src/trace/graph.ts";
+import type { Message, Tool } from "../packages/core/src/types.ts";
 import { TOOLS, toolTurn } from "./lib/corpus.ts";
+import { OfflineTransport, sglangReply } from "./lib/offline-transport.ts";
 import { type BenchOptions, type Figure, median } from "./lib/report.ts";
 
 const TURNS = 32;
 
 interface EpisodeTimes {
+  /** Index j holds turn j + 2 (turn 1 is the first prompt: always a full render). */
   bridge: number[];
   render: number[];
-  /** Turns where the bridged ids differed from the full render (must stay 0). */
+  /** Turns where the bridged ids differed from the full render, or were not bridged (must stay 0). */
   mismatches: number;
+}
+
+function opening(salt: string): RenderMessage[] {
+  return [
+    { role: "system", content: "You are a careful research assistant." },
+    { role: "user", content: `Find facts about topic ${salt}; cite every source you use.` },
+  ];
 }
 
 function episode(salt: string): EpisodeTimes {
   const r = createRenderer("qwen3");
   const opts = { tools: TOOLS };
-  const messages: RenderMessage[] = [
-    { role: "system", content: "You are a careful research assistant." },
-    { role: "user", content: `Find facts about topic ${salt}; cite every source you use.` },
-  ];
-  let prompt = r.render(messages, { ...opts, addGenerationPrompt: true }).tokenIds;
+  const messages = opening(salt);
+  // As the TrainClient keeps it: the first prompt (a full render) becomes a TokenSequence once.
+  let prompt = TokenSequence.from(r.render(messages, { ...opts, addGenerationPrompt: true }).tokenIds);
   const out: EpisodeTimes = { bridge: [], render: [], mismatches: 0 };
   for (let k = 1; k < TURNS; k++) {
     // Turn k's reply as the model sampled it, then its tool result: the input of turn k+1.
@@ -50,49 +70,116 @@ function episode(salt: string): EpisodeTimes {
     const full = r.render(messages, { ...opts, addGenerationPrompt: true });
     out.render.push(performance.now() - t0);
 
-    if (!bridged || !sameIds(bridged.tokenIds, full.tokenIds)) out.mismatches++;
-    prompt = bridged?.tokenIds ?? full.tokenIds;
+    if (!bridged || !bridged.tokenIds.equals(full.tokenIds)) out.mismatches++;
+    prompt = bridged?.tokenIds ?? TokenSequence.from(full.tokenIds);
   }
   return out;
 }
 
-function sameIds(a: number[], b: number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+const ENVROLL_TOOLS: Tool[] = TOOLS.map((t) => {
+  const f = t.function as { name: string; description: string; parameters: Record<string, unknown> };
+  return { name: f.name, description: f.description, parameters: f.parameters };
+});
+
+/** The sampled ids of turn k's reply (its tokens in a render of the opening plus that reply). */
+function sampledReply(r: ReturnType<typeof createRenderer>, salt: string, k: number): number[] {
+  const msgs = [...opening(salt), toolTurn(k, salt)[0]!];
+  const out = r.render(msgs, { tools: TOOLS });
+  return out.tokenIds.filter((_, i) => out.messageIndices[i] === 2 && out.sampledMask[i]);
+}
+
+async function trainEpisode(salt: string): Promise<EpisodeTimes> {
+  const renderer = createRenderer("qwen3");
+  const transport = new OfflineTransport();
+  const client = new TrainClient({ renderer, transport });
+  const graph = new MessageGraph();
+  const messages = opening(salt) as Message[];
+  const out: EpisodeTimes = { bridge: [], render: [], mismatches: 0 };
+  const replies = Array.from({ length: TURNS }, (_, k) =>
+    sglangReply(sampledReply(renderer, salt, k + 1), 0),
+  );
+  for (let k = 1; k <= TURNS; k++) {
+    transport.nextReply = replies[k - 1]!;
+    const bridgedBefore = client.counts.bridged;
+    const t0 = performance.now();
+    const plan = graph.prepareTurn(messages);
+    const response = await client.getResponse({
+      messages,
+      tools: ENVROLL_TOOLS,
+      sampling: { max_tokens: 512 },
+      sessionId: `bench-${salt}`,
+      turn: k - 1,
+    });
+    graph.commit(plan, response);
+    const ms = performance.now() - t0;
+    if (k > 1) {
+      out.bridge.push(ms);
+      const full = renderer.render(messages as RenderMessage[], { tools: TOOLS, addGenerationPrompt: true });
+      if (client.counts.bridged === bridgedBefore || !response.tokens!.promptIds.equals(full.tokenIds))
+        out.mismatches++;
+    }
+    const call = response.message.tool_calls?.[0];
+    messages.push(response.message, {
+      role: "tool",
+      tool_call_id: call?.id ?? `c${k}`,
+      content: toolTurn(k, salt)[1]!.content as string,
+    } as Message);
+  }
+  await client.close();
+  return out;
+}
+
+function ratio(
+  runs: EpisodeTimes[],
+  pick: (e: EpisodeTimes) => number[],
+): { ratio: number; series: number[] } {
+  const series = Array.from({ length: TURNS - 1 }, (_, j) => median(runs.map((e) => pick(e)[j]!)));
+  return { ratio: series.at(-1)! / series[0]!, series };
 }
 
 export async function bridge(o: BenchOptions): Promise<Figure[]> {
   const episodes = o.quick ? 40 : 100;
-  for (let i = 0; i < 5; i++) episode(`warm-${i}`);
+  for (let i = 0; i < 5; i++) {
+    episode(`warm-${i}`);
+    await trainEpisode(`warm-${i}`);
+  }
   const bridgeRatio: number[] = [];
   const renderRatio: number[] = [];
+  const trainRatio: number[] = [];
   let mismatches = 0;
-  let series: { turn: number; bridge_ms: number; rerender_ms: number }[] = [];
+  let trainMismatches = 0;
+  let series: { turn: number; bridge_ms: number; rerender_ms: number; train_turn_ms: number }[] = [];
   for (let rep = 0; rep < o.reps; rep++) {
-    const runs = Array.from({ length: episodes }, (_, i) =>
-      episode(`rep${rep}-ep${i}-${(i * 2654435761) >>> 0}`),
-    );
+    const salts = Array.from({ length: episodes }, (_, i) => `rep${rep}-ep${i}-${(i * 2654435761) >>> 0}`);
+    const runs = salts.map((s) => episode(s));
+    const trainRuns: EpisodeTimes[] = [];
+    for (const s of salts) trainRuns.push(await trainEpisode(s));
     mismatches += runs.reduce((s, e) => s + e.mismatches, 0);
-    // Index j holds turn j + 2 (turn 1 is the first prompt: always a full render).
-    const perTurn = (pick: (e: EpisodeTimes) => number[]) =>
-      Array.from({ length: TURNS - 1 }, (_, j) => median(runs.map((e) => pick(e)[j]!)));
-    const b = perTurn((e) => e.bridge);
-    const f = perTurn((e) => e.render);
-    bridgeRatio.push(b.at(-1)! / b[0]!);
-    renderRatio.push(f.at(-1)! / f[0]!);
+    trainMismatches += trainRuns.reduce((s, e) => s + e.mismatches, 0);
+    const b = ratio(runs, (e) => e.bridge);
+    const f = ratio(runs, (e) => e.render);
+    const t = ratio(trainRuns, (e) => e.bridge);
+    bridgeRatio.push(b.ratio);
+    renderRatio.push(f.ratio);
+    trainRatio.push(t.ratio);
     if (rep === 0 || o.reps === 1)
-      series = b.map((x, j) => ({ turn: j + 2, bridge_ms: x, rerender_ms: f[j]! }));
+      series = b.series.map((x, j) => ({
+        turn: j + 2,
+        bridge_ms: x,
+        rerender_ms: f.series[j]!,
+        train_turn_ms: t.series[j]!,
+      }));
   }
   const bRatio = median(bridgeRatio);
   const fRatio = median(renderRatio);
-  const flat = bRatio <= 1.5;
-  const grows = fRatio > 1.5;
+  const tRatio = median(trainRatio);
   return [
     {
       name: "bridge_turn32_over_turn2",
       value: bRatio,
       unit: "ratio",
       target: "<= 1.5",
-      met: flat,
+      met: bRatio <= 1.5 && mismatches === 0,
       reps: bridgeRatio,
       episodes,
       turn2_ms: series[0]!.bridge_ms,
@@ -101,11 +188,23 @@ export async function bridge(o: BenchOptions): Promise<Figure[]> {
       series,
     },
     {
+      name: "bridge_train_turn32_over_turn2",
+      value: tRatio,
+      unit: "ratio",
+      target: "<= 1.5",
+      met: tRatio <= 1.5 && trainMismatches === 0,
+      reps: trainRatio,
+      episodes,
+      turn2_ms: series[0]!.train_turn_ms,
+      turn32_ms: series.at(-1)!.train_turn_ms,
+      bridged_ids_differing_from_full_render: trainMismatches,
+    },
+    {
       name: "rerender_turn32_over_turn2",
       value: fRatio,
       unit: "ratio",
       target: "grows (> 1.5)",
-      met: grows,
+      met: fRatio > 1.5,
       reps: renderRatio,
       episodes,
       turn2_ms: series[0]!.rerender_ms,

@@ -15,6 +15,7 @@
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
 import { JinjaRenderer } from "../packages/core/src/renderers/jinja.ts";
 import type { Renderer, RenderMessage } from "../packages/core/src/renderers/renderer.ts";
+import type { TokenIds } from "../packages/core/src/token-sequence.ts";
 import { loadTokenizer, packageTokenizerDir } from "../packages/core/src/tokenizer/index.ts";
 import { chatTurn } from "./lib/corpus.ts";
 import { type BenchOptions, type Figure, median } from "./lib/report.ts";
@@ -54,7 +55,7 @@ function episode(r: Renderer, salt: string): { bridge: number[]; render: number[
     { role: "system", content: `You answer briefly (${salt}).` },
     chatTurn(0, salt, "user"),
   ];
-  let prompt = r.render(messages, { addGenerationPrompt: true }).tokenIds;
+  let prompt: TokenIds = r.render(messages, { addGenerationPrompt: true }).tokenIds;
   const out = { bridge: [] as number[], render: [] as number[], declined: 0 };
   for (let k = 1; k < TURNS; k++) {
     const reply = chatTurn(2 * k - 1, salt, "assistant");

@@ -8,6 +8,7 @@ import {
   ClientSessions,
   renderFingerprint,
 } from "../../packages/core/src/clients/client-session.ts";
+import { TokenSequence } from "../../packages/core/src/token-sequence.ts";
 import { messageHash } from "../../packages/core/src/trace/hash.ts";
 import type { Message, Tool } from "../../packages/core/src/types.ts";
 
@@ -21,7 +22,7 @@ const fp = (tools: Tool[] = [], enableThinking?: boolean) =>
 function sampled(session: ClientSession, prompt: Message[], answer: Message, fingerprint = fp()) {
   session.record({
     path: [...prompt, answer].map(messageHash),
-    promptIds: [prompt.length],
+    promptIds: TokenSequence.from([prompt.length]),
     completionIds: [answer.content?.length ?? 0],
     fingerprint,
   });
@@ -61,7 +62,7 @@ test("interleaved conversations in one rollout each bridge from their own last t
   sampled(s, [sys, user("B")], b);
   const p = plan(s, [sys, user("A"), a, user("A2")]);
   assert.ok(p.kind === "bridge");
-  assert.deepEqual(p.from.promptIds, [2], "bridged from conversation A's turn, not the newest (B)");
+  assert.deepEqual(p.from.promptIds.toArray(), [2], "bridged from conversation A's turn, not the newest (B)");
 });
 
 test("tool-call ids are unique within a rollout; ended sessions start over", () => {

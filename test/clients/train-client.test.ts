@@ -80,9 +80,11 @@ test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion ex
   const prefix = [...r1.tokens.promptIds, ...r1.tokens.completionIds];
   assert.deepEqual(r2.tokens.promptIds.slice(0, prefix.length), prefix);
   // The engine received exactly the bridged ids.
-  assert.deepEqual((seen[1] as { input_ids: number[] }).input_ids, r2.tokens.promptIds);
-  // Attribution: the new tool message is index 3 of the history; the sampled prefix is -1.
-  assert.ok(r2.tokens.promptMessageIndices!.slice(0, prefix.length).every((i) => i === -1));
+  assert.deepEqual((seen[1] as { input_ids: number[] }).input_ids, r2.tokens.promptIds.toArray());
+  // Attribution covers only what the bridge added (the sampled prefix is -1 by definition); the
+  // new tool message is index 3 of the history.
+  assert.equal(r2.tokens.attributionStart, prefix.length);
+  assert.equal(r2.tokens.promptMessageIndices!.length, r2.tokens.promptIds.length - prefix.length);
   assert.ok(r2.tokens.promptMessageIndices!.includes(3));
   assert.equal(r2.message.content, "The sum is 5.");
   assert.equal(r2.finishReason, "stop");
@@ -110,7 +112,7 @@ test("without bridging the same history is fully rendered and equals the templat
   const messages: Message[] = [{ role: "user", content: "hi" }];
   const r = await c.getResponse({ messages, tools: [], sampling: {}, sessionId: "s2", turn: 0 });
   const expected = renderer.render(messages, { addGenerationPrompt: true }).tokenIds;
-  assert.deepEqual(r.tokens!.promptIds, expected);
+  assert.deepEqual(r.tokens!.promptIds.toArray(), expected);
   assert.equal(r.tokens!.bridged, false);
 });
 

@@ -14,6 +14,7 @@ import { test } from "node:test";
 import { rawJsonMember } from "../../packages/core/src/clients/json-member.ts";
 import { SampleCounter, tracesToGroup } from "../../packages/core/src/miles/convert.ts";
 import { groupSamples, sampleViolations } from "../../packages/core/src/miles/sample.ts";
+import { expandBridged } from "../../packages/core/src/renderers/bridge.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
 import { pyJsonLoads } from "../../packages/core/src/renderers/py-json.ts";
@@ -149,7 +150,8 @@ test(
         // The generic renderer decodes the whole completion: every 4th case keeps the run short.
         if (i % 4 === 0) checkParsed(jinja.parse(ids, { tools }), ids.length, "jinja");
 
-        const bridged = qwen3.bridge(prompt, ids, replies(parsed), { tools: TOOLS });
+        const raw = qwen3.bridge(prompt, ids, replies(parsed), { tools: TOOLS });
+        const bridged = raw && expandBridged(raw);
         let tail: number[] = [];
         if (bridged) {
           seen.bridged++;

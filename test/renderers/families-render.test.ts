@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
 import type { RenderMessage } from "../../packages/core/src/renderers/renderer.ts";
+import type { TokenIds } from "../../packages/core/src/token-sequence.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 
 const goldens = JSON.parse(
@@ -42,7 +43,7 @@ function episode(family: string, withSystem: boolean) {
   const r = renderer(family);
   const messages: RenderMessage[] = withSystem ? [{ role: "system", content: "Be brief." }] : [];
   messages.push({ role: "user", content: "turn 0: reverse 'abc'" });
-  let prompt = r.render(messages, { addGenerationPrompt: true }).tokenIds;
+  let prompt: TokenIds = r.render(messages, { addGenerationPrompt: true }).tokenIds;
   const declines: string[] = [];
   for (let t = 0; t < 32; t++) {
     // The model's reply, sampled as the template's own tokens for it, up to the stop token.
@@ -59,7 +60,7 @@ function episode(family: string, withSystem: boolean) {
     assert.ok(b, `${family} turn ${t}: ${declines.at(-1)}`);
     assert.deepEqual(b.tokenIds.slice(0, prompt.length + completion.length), [...prompt, ...completion]);
     assert.deepEqual(
-      b.tokenIds,
+      b.tokenIds.toArray(),
       r.render(messages, { addGenerationPrompt: true }).tokenIds,
       `${family} turn ${t}`,
     );

@@ -65,7 +65,7 @@ test("a tool message with null content renders the same in a bridge as in a full
   const completion = full.tokenIds.filter((_, i) => full.messageIndices[i] === 1 && full.sampledMask[i]);
   const bridged = qwen3.bridge(prompt, completion, all.slice(2), { messages: all });
   assert.ok(bridged);
-  assert.deepEqual(bridged.tokenIds, full.tokenIds);
+  assert.deepEqual(bridged.tokenIds.toArray(), full.tokenIds);
 });
 
 test("bridge and parse agree on where a turn ends: the first stop token", () => {
@@ -75,7 +75,7 @@ test("bridge and parse agree on where a turn ends: the first stop token", () => 
   const b = qwen3.bridge(prompt, completion, [{ role: "user", content: "next" }]);
   assert.ok(b);
   assert.deepEqual(b.tokenIds.slice(0, prompt.length + 2), [...prompt, ...completion.slice(0, 2)]);
-  assert.equal(b.tokenIds[prompt.length + 2], 198); // the template's "\n" after <|im_end|>, not "after"
+  assert.equal(b.tokenIds.at(prompt.length + 2), 198); // the template's "\n" after <|im_end|>, not "after"
 });
 
 test("non-string values where strings belong render as the template renders them", () => {

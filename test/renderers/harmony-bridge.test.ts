@@ -8,8 +8,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
+import { expandBridged } from "../../packages/core/src/renderers/bridge.ts";
 import { HARMONY_IDS } from "../../packages/core/src/renderers/harmony-format.ts";
 import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
+import type { TokenIds } from "../../packages/core/src/token-sequence.ts";
 import { gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
 
 const TOOLS: RenderTool[] = [
@@ -71,7 +73,7 @@ function episode(seed: number, canonical: boolean) {
   const messages: RenderMessage[] = [];
   if (rand() < 0.5) messages.push({ role: "system", content: "Use the tools." });
   messages.push({ role: "user", content: "What is the weather?" });
-  let prompt = r.render(messages, { tools: TOOLS, addGenerationPrompt: true }).tokenIds;
+  let prompt: TokenIds = r.render(messages, { tools: TOOLS, addGenerationPrompt: true }).tokenIds;
   const declines: string[] = [];
   for (let t = 0; t < 32; t++) {
     const s = sample(rand, t, canonical);
@@ -84,19 +86,20 @@ function episode(seed: number, canonical: boolean) {
         : [{ role: "user", content: `turn ${t + 1}: and now?` }];
     if (!canonical && rand() < 0.1) next.push({ role: "system", content: "late note" });
     messages.push(assistant, ...next);
-    const b = r.bridge(prompt, completion, next, {
+    const raw = r.bridge(prompt, completion, next, {
       tools: TOOLS,
       messages,
       onDecline: (w) => declines.push(w),
     });
-    assert.ok(b, `seed ${seed} turn ${t}: ${declines.at(-1)}`);
+    assert.ok(raw, `seed ${seed} turn ${t}: ${declines.at(-1)}`);
+    const b = expandBridged(raw);
     const close = completion.findIndex((id) => id === CALL || id === RETURN);
     const keep = close >= 0 ? close + 1 : completion.length;
     assert.deepEqual(b.tokenIds.slice(0, prompt.length + keep), [...prompt, ...completion.slice(0, keep)]);
     if (s.kind === "truncated") assert.equal(b.tokenIds[prompt.length + keep], END, "synthesized close");
     const full = r.render(messages, { tools: TOOLS, addGenerationPrompt: true }).tokenIds;
-    const tail = b.tokenIds.slice(b.prefixLength);
-    assert.equal(b.prefixLength, prompt.length + keep + (s.kind === "truncated" ? 1 : 0));
+    const tail = b.tokenIds.slice(raw.prefixLength);
+    assert.equal(raw.prefixLength, prompt.length + keep + (s.kind === "truncated" ? 1 : 0));
     assert.deepEqual(
       tail,
       full.slice(full.length - tail.length),
@@ -105,7 +108,7 @@ function episode(seed: number, canonical: boolean) {
     assert.ok(b.sampledMask.every((x) => !x));
     assert.equal(b.messageIndices.length, b.tokenIds.length);
     if (canonical) assert.deepEqual(b.tokenIds, full, `seed ${seed} turn ${t}: bridged = full render`);
-    prompt = b.tokenIds;
+    prompt = raw.tokenIds;
   }
   return { r, messages, prompt };
 }
@@ -128,8 +131,9 @@ test("gpt-oss: a finished answer stays as sampled — <|return|> and its analysi
   );
   const next = [{ role: "user", content: "and 3+3?" }];
   messages.push(assistantFrom(completion, 0), ...next);
-  const b = r.bridge(prompt, completion, next, { messages });
-  assert.ok(b);
+  const raw = r.bridge(prompt, completion, next, { messages });
+  assert.ok(raw);
+  const b = { ...expandBridged(raw), prefixLength: raw.prefixLength };
   const full = r.render(messages, { addGenerationPrompt: true }).tokenIds;
   assert.deepEqual(b.tokenIds.slice(0, prompt.length + completion.length), [...prompt, ...completion]);
   assert.ok(b.tokenIds.includes(RETURN));
@@ -157,7 +161,7 @@ test("gpt-oss bridge: a turn that ended on <|end|> is carried as is; tool author
   const b = r.bridge(prompt, ended, [{ role: "user", content: "go on" }]);
   assert.ok(b);
   assert.deepEqual(b.tokenIds.slice(0, prompt.length + ended.length), [...prompt, ...ended]);
-  assert.equal(b.tokenIds[prompt.length + ended.length], START);
+  assert.equal(b.tokenIds.at(prompt.length + ended.length), START);
   // No conversation given: the result is authored by the function the sampled turn called.
   const called = tok.encode(
     "<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{}<|call|>",
@@ -166,7 +170,7 @@ test("gpt-oss bridge: a turn that ended on <|end|> is carried as is; tool author
   assert.ok(t);
   assert.ok(
     tok
-      .decode(t.tokenIds)
+      .decode(t.tokenIds.toArray())
       .endsWith(
         '<|start|>functions.get_time to=assistant<|channel|>commentary<|message|>"noon"<|end|><|start|>assistant',
       ),

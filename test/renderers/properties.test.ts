@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
+import { expandBridged } from "../../packages/core/src/renderers/bridge.ts";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
 import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
@@ -56,8 +57,9 @@ test("random conversations: bridge keeps the sampled prefix exactly and appends 
     if (mode === "trailing") completion = [...completion, ...tok.encode("junk")];
     const promptBefore = prompt.slice();
     const completionBefore = completion.slice();
-    const b = r.bridge(prompt, completion, next, { tools });
-    assert.ok(b, `case ${i}`);
+    const bridged = r.bridge(prompt, completion, next, { tools });
+    assert.ok(bridged, `case ${i}`);
+    const b = expandBridged(bridged);
     // Histories may be shared read-only between turns: the bridge must not modify its inputs.
     assert.deepEqual(prompt, promptBefore);
     assert.deepEqual(completion, completionBefore);
@@ -84,17 +86,20 @@ test("random conversations: bridge keeps the sampled prefix exactly and appends 
     );
     assert.deepEqual(b.isContent.slice(prior.length), full.isContent.slice(lastOfAsst));
     // `prefixLength` marks the carried history: everything before the `\n` the bridge adds.
-    assert.equal(b.prefixLength, prior.length);
+    assert.equal(bridged.prefixLength, prior.length);
     // Each call returns arrays of its own (consumers shift or slice them in place).
     const again = r.bridge(prompt, completion, next, { tools });
-    assert.ok(again && again.messageIndices !== b.messageIndices && again.isContent !== b.isContent);
-    again.messageIndices.fill(7);
-    again.isContent.fill(true);
-    again.sampledMask.fill(true);
+    assert.ok(again && again.tail.messageIndices !== bridged.tail.messageIndices);
+    again.tail.messageIndices.fill(7);
+    again.tail.isContent.fill(true);
+    again.tail.sampledMask.fill(true);
     const third = r.bridge(prompt, completion, next, { tools });
-    assert.deepEqual(third?.messageIndices, b.messageIndices);
-    assert.deepEqual(third?.isContent, b.isContent);
-    assert.ok(third?.sampledMask.every((s) => !s));
+    assert.ok(third);
+    assert.deepEqual(expandBridged(third).messageIndices, b.messageIndices);
+    assert.deepEqual(expandBridged(third).isContent, b.isContent);
+    assert.ok(third.tail.sampledMask.every((s) => !s));
+    // Bridging the same prompt again (a fork of it) leaves the first result intact.
+    assert.deepEqual(bridged.tokenIds.toArray(), b.tokenIds);
     checked++;
   }
   assert.equal(checked, 150);

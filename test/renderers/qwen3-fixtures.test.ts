@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isDeepStrictEqual as eq } from "node:util";
+import { expandBridged } from "../../packages/core/src/renderers/bridge.ts";
 import { type Case, expectedRenderIds, loadCases, plain, rendererFor } from "./fixture-cases.ts";
 
 function checkRender(c: Case): string[] {
@@ -42,9 +43,11 @@ const BRIDGE_NULL_TOOL_CONTENT = new Set([
 
 function checkBridge(c: Case): string[] {
   const r = rendererFor(c);
-  const got = r.bridge(c.prev_prompt_ids, c.prev_completion_ids, c.new_messages, {
+  const raw = r.bridge(c.prev_prompt_ids, c.prev_completion_ids, c.new_messages, {
     tools: c.tools,
   });
+  // Full-length attribution, as the Python renderer returns it.
+  const got = raw && { ...expandBridged(raw), prefixLength: raw.prefixLength };
   if (BRIDGE_NULL_TOOL_CONTENT.has(c.id)) {
     const tail = got ? r.decode(got.tokenIds.slice(got.prefixLength)) : "";
     const pyTail = r.decode(c.result.token_ids.slice(got?.prefixLength ?? 0));

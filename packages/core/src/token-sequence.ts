@@ -97,6 +97,20 @@ export class TokenSequence implements Iterable<number> {
     return store;
   }
 
+  /** The first `n` ids as a sequence sharing this one's buffer (O(1)). */
+  prefix(n: number): TokenSequence {
+    const k = clampIndex(n, this.length);
+    return k === this.length ? this : new TokenSequence(this.store, k);
+  }
+
+  /**
+   * True when `prefix` is a prefix of this sequence by construction — both are views of one
+   * buffer — in O(1). False proves nothing: compare with `startsWith` then.
+   */
+  sharesPrefix(prefix: TokenSequence): boolean {
+    return prefix.store === this.store && prefix.length <= this.length;
+  }
+
   /** A fresh array of ids [start, end), like Array.prototype.slice. */
   slice(start = 0, end = this.length): number[] {
     const s = clampIndex(start, this.length);
@@ -121,8 +135,7 @@ export class TokenSequence implements Iterable<number> {
     if (offset < 0 || offset + part.length > this.length) return false;
     let other: ArrayLike<number> = part as readonly number[];
     if (part instanceof TokenSequence) {
-      // Same buffer, same place: equal by construction.
-      if (offset === 0 && part.store === this.store) return true;
+      if (offset === 0 && this.sharesPrefix(part)) return true;
       other = part.store.ids;
     }
     const buf = this.store.ids;

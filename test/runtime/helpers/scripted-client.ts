@@ -12,6 +12,7 @@ import type {
   ModelResponse,
   TurnTokens,
 } from "../../../packages/core/src/clients/client.ts";
+import { TokenSequence } from "../../../packages/core/src/token-sequence.ts";
 import { type AssistantMessage, contentText, type Message } from "../../../packages/core/src/types.ts";
 
 export type Policy = (
@@ -83,7 +84,7 @@ export class ScriptedClient implements Client {
       const r = toyRender(request.messages);
       const completionIds = [...chars(message.reasoning_content ?? ""), ...chars(messageBody(message)), END];
       tokens = {
-        promptIds: r.ids,
+        promptIds: TokenSequence.from(r.ids),
         completionIds,
         completionLogprobs: completionIds.map((_, i) => -0.01 * (i + 1)),
         promptMessageIndices: r.indices,

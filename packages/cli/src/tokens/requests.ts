@@ -2,6 +2,7 @@
  * `envroll tokens` requests and results: snake_case JSON in, snake_case JSON out, one renderer
  * call per request. Kept apart from the command wiring so it can be driven without stdin.
  */
+import { expandBridged } from "envroll/internal/renderers/bridge.ts";
 import { createRenderer } from "envroll/internal/renderers/index.ts";
 import type {
   RenderedTokens,
@@ -120,5 +121,5 @@ export function runTokensRequest(op: TokensOp, req: unknown, base: RendererChoic
   const completion = field<number[]>(r, "prev_completion_ids", isIds, "a list of token ids");
   const messages = field<RenderMessage[]>(r, "new_messages", isArray, "a list of messages");
   const out = renderer.bridge(prompt, completion, messages, { tools, ...thinking });
-  return out === null ? { ids: null } : attributionJson(out);
+  return out === null ? { ids: null } : attributionJson(expandBridged(out));
 }

@@ -12,6 +12,7 @@
  * conversations in one rollout still bridges each of them.
  */
 import { LRUCache } from "lru-cache";
+import type { TokenSequence } from "../token-sequence.ts";
 import { canonicalJson, messageHash } from "../trace/hash.ts";
 import type { Message, Tool } from "../types.ts";
 
@@ -26,7 +27,7 @@ export interface RenderInputs {
 export interface SampledTurn {
   /** messageHash of every prompt message, then of the reply. */
   path: string[];
-  promptIds: number[];
+  promptIds: TokenSequence;
   completionIds: number[];
   fingerprint: string;
 }

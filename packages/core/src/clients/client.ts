@@ -5,6 +5,7 @@
  * prompt/completion ids and logprobs) and the EvalClient (any OpenAI-compatible endpoint, text
  * level, `tokens` is null). The interception layer talks only to this interface.
  */
+import type { TokenSequence } from "../token-sequence.ts";
 import type { AssistantMessage, FinishReason, Message, Tool } from "../types.ts";
 
 /** Sampling settings in OpenAI vocabulary; extra keys pass through to the provider. */
@@ -23,15 +24,20 @@ export interface Sampling {
 
 /** The sampled tokens of one turn; what reaches the trainer. */
 export interface TurnTokens {
-  promptIds: number[];
+  /** The prompt as sent; a bridged prompt shares storage with the turn it extends. */
+  promptIds: TokenSequence;
   completionIds: number[];
   /** One per completion id. */
   completionLogprobs: number[];
   /**
-   * Per prompt token: index into the request's messages, or -1 for scaffold or for the
-   * already-sampled prefix when the prompt was bridged.
+   * Where `promptMessageIndices` / `promptIsContent` start (default 0): the prompt ids before it
+   * are the already-sampled history a bridged prompt carries (index −1, not content), so a turn
+   * costs what its new tokens cost.
    */
+  attributionStart?: number;
+  /** Per prompt token from `attributionStart`: index into the request's messages, or −1 for scaffold. */
   promptMessageIndices?: number[];
+  /** Per prompt token from `attributionStart`: true for message body tokens. */
   promptIsContent?: boolean[];
   /** True when the prompt was built by bridging the previous turn instead of a full render. */
   bridged?: boolean;

@@ -12,6 +12,7 @@
 import { UnsupportedError } from "../errors.ts";
 import { pyJsonDumps } from "../renderers/py-json.ts";
 import type { ParsedToolCall, Renderer, RenderMessage, RenderTool } from "../renderers/renderer.ts";
+import { TokenSequence } from "../token-sequence.ts";
 import { messageHash } from "../trace/hash.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
@@ -145,11 +146,11 @@ export class TrainClient implements Client {
       });
       if (bridged) {
         this.counts.bridged++;
-        // Bridge indices are relative to `newMessages`, which are the tail of `messages`. The
-        // result is ours, so it is shifted in place, from where the carried prefix (all −1) ends.
+        // Tail indices are relative to `newMessages`, which are the tail of `messages`. The tail
+        // is ours (fresh from this call), so it is shifted in place.
         const offset = request.messages.length - newMessages.length;
-        const indices = bridged.messageIndices;
-        for (let i = bridged.prefixLength ?? 0; i < indices.length; i++) {
+        const indices = bridged.tail.messageIndices;
+        for (let i = 0; i < indices.length; i++) {
           const mi = indices[i]!;
           if (mi >= 0) indices[i] = mi + offset;
         }
@@ -157,8 +158,9 @@ export class TrainClient implements Client {
           promptIds: bridged.tokenIds,
           completionIds: [],
           completionLogprobs: [],
+          attributionStart: bridged.prefixLength,
           promptMessageIndices: indices,
-          promptIsContent: bridged.isContent,
+          promptIsContent: bridged.tail.isContent,
           bridged: true,
         };
       }
@@ -168,7 +170,7 @@ export class TrainClient implements Client {
     this.counts.rendered++;
     const rendered = this.renderer.render(request.messages, { ...opts, addGenerationPrompt: true });
     return {
-      promptIds: rendered.tokenIds,
+      promptIds: TokenSequence.from(rendered.tokenIds),
       completionIds: [],
       completionLogprobs: [],
       promptMessageIndices: rendered.messageIndices,

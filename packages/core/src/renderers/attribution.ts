@@ -7,7 +7,7 @@
  * (`attribute_text_segments`), so attribution agrees with it wherever the ids agree.
  */
 import type { Tokenizer } from "../tokenizer/index.ts";
-import type { RenderedTokens } from "./renderer.ts";
+import type { TokenAttribution } from "./renderer.ts";
 
 export interface Segment {
   text: string;
@@ -42,10 +42,7 @@ export class SegmentList {
   }
 }
 
-export type TokenAttribution = Pick<
-  RenderedTokens,
-  "tokenIds" | "messageIndices" | "sampledMask" | "isContent"
->;
+export type { TokenAttribution };
 
 /**
  * Encodes the joined segments once (once per `breakBefore` group) and attributes each token by

@@ -6,8 +6,14 @@
  * program saw is what the next prompt carries (the engine stops there; anything after it was
  * never part of the turn).
  */
-import type { TokenAttribution } from "./attribution.ts";
-import type { BridgeOptions, RenderedTokens, RenderMessage } from "./renderer.ts";
+import { type TokenIds, TokenSequence } from "../token-sequence.ts";
+import type {
+  BridgedTokens,
+  BridgeOptions,
+  RenderedTokens,
+  RenderMessage,
+  TokenAttribution,
+} from "./renderer.ts";
 
 /** Reports a declined bridge to the caller; returns null for `return decline(…)`. */
 export function declineWith(options: BridgeOptions): (reason: string) => null {
@@ -19,7 +25,7 @@ export function declineWith(options: BridgeOptions): (reason: string) => null {
 
 /** Why no renderer can bridge these inputs, or null when they may be bridged. */
 export function basicBridgeDecline(
-  prevPromptIds: readonly number[],
+  prevPromptIds: TokenIds,
   newMessages: readonly RenderMessage[],
 ): string | null {
   if (prevPromptIds.length === 0) return "no previous prompt";
@@ -31,71 +37,67 @@ export function basicBridgeDecline(
 /**
  * `prevPrompt + prevCompletion` cut after the FIRST close token inside the completion (anything
  * the engine emitted after it is dropped; when the completion has none — truncated at the token
- * cap — the canonical close is appended instead), followed by `tail`. The history is the bulk
- * of a bridged prompt and is copied exactly once per turn. The inputs are never modified
- * (callers may pass shared, read-only histories).
+ * cap — the canonical close is appended instead), followed by `tail`.
  */
 export function bridgeIds(
-  prevPromptIds: readonly number[],
+  prevPromptIds: TokenIds,
   prevCompletionIds: readonly number[],
   closeIds: readonly number[],
   synthesizeClose: number,
   tail: readonly number[],
-): number[] {
-  let keep = prevCompletionIds.findIndex((id) => closeIds.includes(id)) + 1;
-  const synthesize = keep === 0;
-  if (synthesize) keep = prevCompletionIds.length;
-  // slice + push (not indexed writes into a presized array): slice copies a packed array in bulk.
-  const out = prevPromptIds.slice();
-  for (let i = 0; i < keep; i++) out.push(prevCompletionIds[i]!);
-  if (synthesize) out.push(synthesizeClose);
-  for (let i = 0; i < tail.length; i++) out.push(tail[i]!);
-  return out;
+): TokenSequence {
+  const keep = prevCompletionIds.findIndex((id) => closeIds.includes(id)) + 1;
+  return keep === 0
+    ? extendPrompt(prevPromptIds, prevCompletionIds, prevCompletionIds.length, synthesizeClose, tail)
+    : extendPrompt(prevPromptIds, prevCompletionIds, keep, null, tail);
 }
 
 /**
- * The bridged result: `ids` (carried prefix + tail) with the prefix attributed as scaffold
- * (index −1, not sampled, not content) and the tail's own attribution after it. Each array is
- * copied from a prefilled template (a bulk copy, ~3x cheaper than writing each element), then
- * the tail is appended. The whole sampled mask is false: nothing a bridge adds is sampled.
+ * The previous prompt, the first `keep` completion ids, the synthesized close (when not null)
+ * and the tail, as one sequence sharing the previous prompt's storage: O(appended ids), never a
+ * copy of the history. The inputs are never modified.
  */
+export function extendPrompt(
+  prevPromptIds: TokenIds,
+  prevCompletionIds: readonly number[],
+  keep: number,
+  synthesizeClose: number | null,
+  tail: readonly number[],
+): TokenSequence {
+  let seq = TokenSequence.of(prevPromptIds).append(prevCompletionIds, 0, keep);
+  if (synthesizeClose !== null) seq = seq.append([synthesizeClose]);
+  return seq.append(tail);
+}
+
+/** The bridged result: `ids` (carried prefix + tail) with the tail's own attribution. */
 export function bridgedTokens(
-  ids: number[],
+  ids: TokenSequence,
   tail: TokenAttribution,
   messageRoles: string[],
   messageToolNames: (string | null)[],
-): RenderedTokens {
-  const total = ids.length;
-  const prefixLength = total - tail.tokenIds.length;
-  const messageIndices = repeated(MINUS_ONE, -1, prefixLength);
-  const isContent = repeated(FALSE, false, prefixLength);
-  for (let j = 0; j < tail.tokenIds.length; j++) {
-    messageIndices.push(tail.messageIndices[j]!);
-    isContent.push(tail.isContent[j]!);
-  }
-  const sampledMask = repeated(FALSE, false, total);
+): BridgedTokens {
   return {
     tokenIds: ids,
-    messageIndices,
-    sampledMask,
-    isContent,
+    prefixLength: ids.length - tail.tokenIds.length,
+    tail,
     messageRoles,
     messageToolNames,
-    prefixLength,
   };
 }
 
-/** Prefilled packed arrays, grown by doubling, that `repeated` copies its runs from. */
-const MINUS_ONE: { run: number[] } = { run: [] };
-const FALSE: { run: boolean[] } = { run: [] };
-
-/** A fresh array of `n` copies of `value` (the template is never handed out). */
-function repeated<T>(template: { run: T[] }, value: T, n: number): T[] {
-  if (template.run.length < n) {
-    const run: T[] = [];
-    const size = Math.max(n, template.run.length * 2, 1024);
-    for (let i = 0; i < size; i++) run.push(value);
-    template.run = run;
-  }
-  return template.run.slice(0, n);
+/**
+ * A bridge result with full-length attribution arrays, as a full render would give them (the
+ * carried prefix −1 / not sampled / not content). O(history): for inspection and tests, not
+ * for the per-turn path.
+ */
+export function expandBridged(b: BridgedTokens): RenderedTokens {
+  const n = b.prefixLength;
+  return {
+    tokenIds: b.tokenIds.toArray(),
+    messageIndices: new Array<number>(n).fill(-1).concat(b.tail.messageIndices),
+    sampledMask: new Array<boolean>(n).fill(false).concat(b.tail.sampledMask),
+    isContent: new Array<boolean>(n).fill(false).concat(b.tail.isContent),
+    messageRoles: b.messageRoles,
+    messageToolNames: b.messageToolNames,
+  };
 }

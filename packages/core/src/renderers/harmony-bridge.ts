@@ -19,14 +19,15 @@
  * so no close would make it a message), and a tool result whose author (the function it
  * answers) cannot be found.
  */
+import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { SegmentList, tokenizeSegments } from "./attribution.ts";
-import { basicBridgeDecline, bridgedTokens, declineWith } from "./bridge.ts";
+import { basicBridgeDecline, bridgedTokens, declineWith, extendPrompt } from "./bridge.ts";
 import { GENERATION_PROMPT, HARMONY_IDS, pushToolResult, pushUser } from "./harmony-format.ts";
 import { parseHarmonyCompletion } from "./harmony-parse.ts";
 import { harmonyToolNames } from "./harmony-render.ts";
 import { assertWellFormed, messageRoles } from "./messages.ts";
-import type { BridgeOptions, RenderedTokens, RenderMessage } from "./renderer.ts";
+import type { BridgedTokens, BridgeOptions, RenderMessage } from "./renderer.ts";
 
 /** How many completion ids the next prompt carries, and whether `<|end|>` must be appended; or why not. */
 function sampledTurn(completion: readonly number[]): { keep: number; synthesize: boolean } | string {
@@ -43,11 +44,11 @@ function sampledTurn(completion: readonly number[]): { keep: number; synthesize:
 
 export function bridgeHarmony(
   tokenizer: Tokenizer,
-  prevPromptIds: readonly number[],
+  prevPromptIds: TokenIds,
   prevCompletionIds: readonly number[],
   newMessages: RenderMessage[],
   options: BridgeOptions,
-): RenderedTokens | null {
+): BridgedTokens | null {
   const decline = declineWith(options);
   const basic = basicBridgeDecline(prevPromptIds, newMessages);
   if (basic) return decline(basic);
@@ -72,10 +73,13 @@ export function bridgeHarmony(
   out.push(GENERATION_PROMPT, -1, false, false);
   const tail = tokenizeSegments(tokenizer, out.segments);
 
-  const ids = prevPromptIds.slice();
-  for (let i = 0; i < turn.keep; i++) ids.push(prevCompletionIds[i] as number);
-  if (turn.synthesize) ids.push(HARMONY_IDS.end);
-  for (const id of tail.tokenIds) ids.push(id);
+  const ids = extendPrompt(
+    prevPromptIds,
+    prevCompletionIds,
+    turn.keep,
+    turn.synthesize ? HARMONY_IDS.end : null,
+    tail.tokenIds,
+  );
   return bridgedTokens(ids, tail, messageRoles(newMessages), names);
 }
 

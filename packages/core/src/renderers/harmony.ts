@@ -4,6 +4,7 @@
  * the analysis / commentary / final channels and tool calls (harmony-parse.ts), and the prompt
  * bridge (harmony-bridge.ts).
  */
+import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { tokenizeSegments } from "./attribution.ts";
 import { bridgeHarmony } from "./harmony-bridge.ts";
@@ -12,6 +13,7 @@ import { HARMONY_STOP_IDS, parseHarmonyCompletion } from "./harmony-parse.ts";
 import { harmonyToolNames, renderHarmony } from "./harmony-render.ts";
 import { assertWellFormed, messageRoles } from "./messages.ts";
 import type {
+  BridgedTokens,
   BridgeOptions,
   ParsedResponse,
   RenderedTokens,
@@ -88,11 +90,11 @@ export class GptOssRenderer implements Renderer {
   }
 
   bridge(
-    prevPromptIds: number[],
-    prevCompletionIds: number[],
+    prevPromptIds: TokenIds,
+    prevCompletionIds: readonly number[],
     newMessages: RenderMessage[],
     options: BridgeOptions = {},
-  ): RenderedTokens | null {
+  ): BridgedTokens | null {
     return bridgeHarmony(this.tokenizer, prevPromptIds, prevCompletionIds, newMessages, options);
   }
 

@@ -12,12 +12,13 @@
  * the turn; synthesized when the turn was cut off) followed by the tail's ids.
  */
 import { createHash } from "node:crypto";
+import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
 import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "./bridge.ts";
 import { type MarkedText, ownersFromMarks } from "./jinja-attribution.ts";
 import { messageRoles, messageToolNames } from "./messages.ts";
-import type { BridgeOptions, RenderedTokens, RenderMessage, RenderOptions } from "./renderer.ts";
+import type { BridgedTokens, BridgeOptions, RenderMessage, RenderOptions } from "./renderer.ts";
 
 export interface BridgeContext {
   readonly tokenizer: Tokenizer;
@@ -54,11 +55,11 @@ export function rememberPrompt(ctx: BridgeContext, key: string, text: string): v
 
 export function jinjaBridge(
   ctx: BridgeContext,
-  prevPromptIds: number[],
-  prevCompletionIds: number[],
+  prevPromptIds: TokenIds,
+  prevCompletionIds: readonly number[],
   newMessages: RenderMessage[],
   options: BridgeOptions,
-): RenderedTokens | null {
+): BridgedTokens | null {
   const decline = declineWith(options);
   const basic = basicBridgeDecline(prevPromptIds, newMessages);
   if (basic) return decline(basic);

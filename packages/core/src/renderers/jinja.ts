@@ -14,6 +14,7 @@
  * - `parse` is plain text up to the first stop id, optionally with Qwen-style `<tool_call>` JSON.
  */
 import { Template } from "@huggingface/jinja";
+import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
 import { parseDeepSeekToolCalls } from "./deepseek-tool-calls.ts";
@@ -25,6 +26,7 @@ import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
 import { assertWellFormed, contentText, messageRoles, messageToolNames } from "./messages.ts";
 import { PyFloat } from "./py-json.ts";
 import type {
+  BridgedTokens,
   BridgeOptions,
   ParsedResponse,
   RenderedTokens,
@@ -248,11 +250,11 @@ export class JinjaRenderer implements Renderer {
 
   /** See `jinja-bridge.ts`: declines (null, with the reason) unless the template is verified stable. */
   bridge(
-    prevPromptIds: number[],
-    prevCompletionIds: number[],
+    prevPromptIds: TokenIds,
+    prevCompletionIds: readonly number[],
     newMessages: RenderMessage[],
     options: BridgeOptions = {},
-  ): RenderedTokens | null {
+  ): BridgedTokens | null {
     return jinjaBridge(this as BridgeContext, prevPromptIds, prevCompletionIds, newMessages, options);
   }
 

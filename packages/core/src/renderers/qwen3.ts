@@ -2,6 +2,7 @@
  * The hand-written Qwen3 renderer (Qwen/Qwen3-*): token-exact with the HF chat template, with
  * per-token attribution, a token-level parser and the prompt bridge.
  */
+import type { TokenIds } from "../token-sequence.ts";
 import { loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
 import { SegmentList, tokenizeSegments } from "./attribution.ts";
 import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "./bridge.ts";
@@ -17,6 +18,7 @@ import {
 } from "./qwen3-format.ts";
 import { parseQwen3Completion } from "./qwen3-parse.ts";
 import type {
+  BridgedTokens,
   BridgeOptions,
   ParsedResponse,
   RenderedTokens,
@@ -118,11 +120,11 @@ export class Qwen3Renderer implements Renderer {
    * generation prompt. Only the new part is tokenized, so the cost follows the new tokens.
    */
   bridge(
-    prevPromptIds: number[],
-    prevCompletionIds: number[],
+    prevPromptIds: TokenIds,
+    prevCompletionIds: readonly number[],
     newMessages: RenderMessage[],
     options: BridgeOptions = {},
-  ): RenderedTokens | null {
+  ): BridgedTokens | null {
     const decline = declineWith(options);
     const basic = basicBridgeDecline(prevPromptIds, newMessages);
     if (basic) return decline(basic);

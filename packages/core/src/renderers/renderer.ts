@@ -7,6 +7,7 @@
  * prompt+completion with new turns without re-tokenizing what the model produced.
  * Renderers know nothing of HTTP.
  */
+import type { TokenIds, TokenSequence } from "../token-sequence.ts";
 
 /**
  * A message as renderers accept it: envroll's own `Message` or the OpenAI wire form
@@ -43,11 +44,28 @@ export interface RenderedTokens {
   isContent: boolean[];
   messageRoles: string[];
   messageToolNames: (string | null)[];
-  /**
-   * Set by `bridge`: the first `prefixLength` ids are the carried history (attributed −1 / not
-   * sampled / not content), so a consumer adjusting the new messages' attribution may start there.
-   */
-  prefixLength?: number;
+}
+
+/** Ids with the attribution of each, as one rendered piece; all arrays have the same length. */
+export type TokenAttribution = Pick<
+  RenderedTokens,
+  "tokenIds" | "messageIndices" | "sampledMask" | "isContent"
+>;
+
+/**
+ * A bridged prompt: the carried history exactly as sampled, then the newly rendered tail. The
+ * ids share storage with the previous prompt, and attribution covers only the tail — the
+ * history is by definition index −1, not sampled, not content — so a bridge costs what the new
+ * messages cost, whatever the history's length. `expandBridged` gives the full-length arrays.
+ */
+export interface BridgedTokens {
+  tokenIds: TokenSequence;
+  /** Where the tail starts: ids before it are the carried history. */
+  prefixLength: number;
+  /** `tokenIds[prefixLength:]` with attribution; message indices relative to the new messages. */
+  tail: TokenAttribution;
+  messageRoles: string[];
+  messageToolNames: (string | null)[];
 }
 
 /** Inputs of a bridge beyond the ids: what the previous turn was rendered with, and a reporter. */
@@ -102,11 +120,11 @@ export interface Renderer {
    * that cannot be proven — the caller then renders in full.
    */
   bridge(
-    prevPromptIds: number[],
-    prevCompletionIds: number[],
+    prevPromptIds: TokenIds,
+    prevCompletionIds: readonly number[],
     newMessages: RenderMessage[],
     options?: BridgeOptions,
-  ): RenderedTokens | null;
+  ): BridgedTokens | null;
   readonly stopTokenIds: number[];
   /** Decodes ids to text (special tokens kept). */
   decode(ids: number[]): string;

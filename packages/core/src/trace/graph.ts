@@ -10,7 +10,8 @@
  * The graph only records: how a prompt is built (bridge or full render) is the client's
  * business, which alone knows every input the prompt depends on.
  */
-import type { ModelResponse, TokenBudget } from "../clients/client.ts";
+import type { ModelResponse, TokenBudget, TurnTokens } from "../clients/client.ts";
+import type { TokenSequence } from "../token-sequence.ts";
 import type { FinishReason, Message } from "../types.ts";
 import { messageHash } from "./hash.ts";
 
@@ -38,20 +39,42 @@ export interface TurnPlan {
   prefix: number[];
 }
 
-const ROOT = -1;
-const edgeKey = (parent: number | null, hash: string) => `${parent ?? ROOT}:${hash}`;
-
-function matchesAt(ids: readonly number[], offset: number, part: readonly number[]): boolean {
-  if (offset + part.length > ids.length) return false;
-  for (let i = 0; i < part.length; i++) if (ids[offset + i] !== part[i]) return false;
-  return true;
+/**
+ * A turn's prompt attribution, which covers the prompt from `attributionStart` on (before it,
+ * a bridged prompt carries the sampled history: index −1, not content).
+ */
+class PromptAttribution {
+  private readonly start: number;
+  constructor(private readonly tokens: TurnTokens) {
+    this.start = tokens.attributionStart ?? 0;
+  }
+  messageIndex(pos: number): number {
+    return pos < this.start ? -1 : this.tokens.promptMessageIndices![pos - this.start]!;
+  }
+  /** promptIsContent over [from, to), or undefined when the client gave none. */
+  isContent(from: number, to: number): boolean[] | undefined {
+    const flags = this.tokens.promptIsContent;
+    if (!flags) return undefined;
+    const head = Math.max(0, Math.min(to, this.start) - from);
+    const out = head > 0 ? new Array<boolean>(head).fill(false) : [];
+    for (let pos = Math.max(from, this.start); pos < to; pos++) out.push(flags[pos - this.start]!);
+    return out;
+  }
 }
 
 export class MessageGraph {
   readonly nodes: GraphNode[] = [];
   /** (parent, hash) → nodes; several after a token fork, newest last. */
-  private readonly edges = new Map<string, number[]>();
+  private readonly rootEdges = new Map<string, number[]>();
+  /** Per node: its children by message hash (nested maps, so no key string is built per lookup). */
+  private readonly childEdges: (Map<string, number[]> | undefined)[] = [];
   private readonly hasChild: boolean[] = [];
+  /**
+   * Per node: every token from the root through it, as a view of the prompt it came from, so a
+   * later prompt extending that one is known to contain the path in O(1) (no per-turn compare
+   * of the whole history); undefined for nodes without tokens.
+   */
+  private readonly pathIds: (TokenSequence | undefined)[] = [];
   /** The newest sampled node: the tip of the conversation handlers see. */
   lastSampled: number | null = null;
 
@@ -60,7 +83,7 @@ export class MessageGraph {
     const prefix: number[] = [];
     let parent: number | null = null;
     for (const h of hashes) {
-      const found = this.edges.get(edgeKey(parent, h));
+      const found: number[] | undefined = this.edgesOf(parent)?.get(h);
       if (!found) break;
       parent = found[found.length - 1]!;
       prefix.push(parent);
@@ -71,6 +94,8 @@ export class MessageGraph {
   /** Records the turn; returns the index of the new sampled assistant node. */
   commit(plan: TurnPlan, response: ModelResponse, now = Date.now() / 1000): number {
     const tokens = response.tokens;
+    const prompt = tokens?.promptIds;
+    const attribution = tokens ? new PromptAttribution(tokens) : undefined;
     let parent: number | null;
     let reused: number;
     let offset = 0;
@@ -79,12 +104,26 @@ export class MessageGraph {
       // stored delta is exactly what the engine received at this offset.
       parent = null;
       reused = 0;
+      // A prompt extending the tokens of the identity prefix's last node (one buffer: a bridged
+      // turn) contains every node on that path: start there instead of comparing the history.
+      const deepest = plan.prefix.at(-1);
+      const known = deepest === undefined ? undefined : this.pathIds[deepest];
+      if (deepest !== undefined && known !== undefined && prompt!.sharesPrefix(known)) {
+        reused = plan.prefix.length;
+        parent = deepest;
+        offset = known.length;
+      }
       for (; reused < plan.messages.length; reused++) {
-        const found = this.edges.get(edgeKey(parent, plan.hashes[reused]!)) ?? [];
+        const found = this.edgesOf(parent)?.get(plan.hashes[reused]!) ?? [];
         let hit = -1;
         for (let c = found.length - 1; c >= 0 && hit < 0; c--) {
-          const ids = this.nodes[found[c]!]!.tokenIds;
-          if (ids && matchesAt(tokens.promptIds, offset, ids)) hit = found[c]!;
+          const n = found[c]!;
+          const ids = this.nodes[n]!.tokenIds;
+          if (!ids) continue;
+          const path = this.pathIds[n];
+          const shared =
+            path !== undefined && path.length === offset + ids.length && prompt!.sharesPrefix(path);
+          if (shared || prompt!.matchesAt(offset, ids)) hit = n;
         }
         if (hit < 0) break;
         offset += this.nodes[hit]!.tokenIds!.length;
@@ -95,9 +134,16 @@ export class MessageGraph {
       parent = plan.prefix[reused - 1] ?? null;
     }
 
-    const ends = tokens
-      ? this.spanEnds(plan, reused, offset, tokens.promptIds.length, tokens.promptMessageIndices)
-      : [];
+    const ends =
+      tokens && attribution
+        ? this.spanEnds(
+            plan,
+            reused,
+            offset,
+            tokens.promptIds.length,
+            tokens.promptMessageIndices && attribution,
+          )
+        : [];
     let start = offset;
     for (let j = reused; j < plan.messages.length; j++) {
       const node: GraphNode = {
@@ -107,15 +153,18 @@ export class MessageGraph {
         sampled: false,
         timestamp: now,
       };
-      if (tokens) {
+      let path: TokenSequence | undefined;
+      if (tokens && attribution) {
         const end = ends[j - reused]!;
         node.tokenIds = tokens.promptIds.slice(start, end);
         node.mask = new Array(end - start).fill(false);
         node.logprobs = new Array(end - start).fill(0);
-        if (tokens.promptIsContent) node.isContent = tokens.promptIsContent.slice(start, end);
+        const content = attribution.isContent(start, end);
+        if (content) node.isContent = content;
+        path = tokens.promptIds.prefix(end);
         start = end;
       }
-      parent = this.add(node);
+      parent = this.add(node, path);
     }
 
     const reply: GraphNode = {
@@ -129,7 +178,8 @@ export class MessageGraph {
     if (response.weightVersion !== undefined) reply.weightVersion = response.weightVersion;
     if (tokens?.bridgeDeclined) reply.bridgeDeclined = tokens.bridgeDeclined;
     if (response.tokenBudget !== undefined) reply.tokenBudget = response.tokenBudget;
-    if (tokens) {
+    let replyPath: TokenSequence | undefined;
+    if (tokens && attribution) {
       // The generation prompt (e.g. `<|im_start|>assistant\n`) is scaffold the model did not
       // sample, so it rides on the reply node with mask false.
       const gen = tokens.promptIds.slice(start);
@@ -137,10 +187,12 @@ export class MessageGraph {
       reply.tokenIds = gen.concat(tokens.completionIds);
       reply.mask = new Array<boolean>(gen.length).fill(false).concat(new Array<boolean>(n).fill(true));
       reply.logprobs = new Array<number>(gen.length).fill(0).concat(tokens.completionLogprobs);
-      if (tokens.promptIsContent)
-        reply.isContent = tokens.promptIsContent.slice(start).concat(new Array<boolean>(n).fill(true));
+      const content = attribution.isContent(start, tokens.promptIds.length);
+      if (content) reply.isContent = content.concat(new Array<boolean>(n).fill(true));
+      // Written where the next bridged prompt will carry these ids, so it shares this buffer.
+      replyPath = tokens.promptIds.append(tokens.completionIds);
     }
-    const idx = this.add(reply);
+    const idx = this.add(reply, replyPath);
     this.lastSampled = idx;
     return idx;
   }
@@ -156,14 +208,14 @@ export class MessageGraph {
     reused: number,
     offset: number,
     promptLen: number,
-    indices: number[] | undefined,
+    attribution: PromptAttribution | undefined,
   ): number[] {
     const count = plan.messages.length - reused;
     if (count === 0) return [];
-    if (!indices) return new Array(count).fill(promptLen);
+    if (!attribution) return new Array(count).fill(promptLen);
     const last = new Map<number, number>();
     for (let pos = offset; pos < promptLen; pos++) {
-      const mi = indices[pos]!;
+      const mi = attribution.messageIndex(pos);
       if (mi >= 0) last.set(Math.max(mi, reused), pos + 1);
     }
     const ends: number[] = [];
@@ -175,15 +227,26 @@ export class MessageGraph {
     return ends;
   }
 
-  private add(node: GraphNode): number {
+  private edgesOf(parent: number | null): Map<string, number[]> | undefined {
+    return parent === null ? this.rootEdges : this.childEdges[parent];
+  }
+
+  private add(node: GraphNode, path: TokenSequence | undefined): number {
     const idx = this.nodes.length;
     this.nodes.push(node);
+    this.pathIds.push(path);
     this.hasChild.push(false);
     if (node.parent !== null) this.hasChild[node.parent] = true;
-    const key = edgeKey(node.parent, node.hash);
-    const list = this.edges.get(key);
+    this.childEdges.push(undefined);
+    let edges = this.edgesOf(node.parent);
+    if (!edges) {
+      edges = new Map();
+      // Only a node's edges are created lazily (the root's always exist).
+      this.childEdges[node.parent as number] = edges;
+    }
+    const list = edges.get(node.hash);
     if (list) list.push(idx);
-    else this.edges.set(key, [idx]);
+    else edges.set(node.hash, [idx]);
     return idx;
   }
 

@@ -13,6 +13,7 @@
  */
 import type { Pool } from "undici";
 import { AdminChannel } from "./admin.ts";
+import { generatePayload } from "./body.ts";
 import { attemptDeadlineMs } from "./deadline.ts";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
 import { createPool, exchange, type HttpReply } from "./http.ts";
@@ -172,7 +173,7 @@ export class SglangTransport {
       if (first) this.sessions.forget(req.sessionId);
       throw err;
     }
-    let payload = JSON.stringify(built.body);
+    let payload = generatePayload(built.body);
     let rid = built.rid;
     const timeoutMs =
       this.opts.timeoutMs ??
@@ -230,7 +231,7 @@ export class SglangTransport {
       // old request while the engine is still tearing that down.
       if (reason === "timeout" || reason === "abort") {
         rid = newRid(req.sessionId, turn);
-        payload = JSON.stringify({ ...built.body, rid });
+        payload = generatePayload({ ...built.body, rid });
       }
       try {
         await sleep(backoffDelayMs(attempt, this.retry, err), req.signal);

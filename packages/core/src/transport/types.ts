@@ -2,6 +2,7 @@
  * Public types of the SGLang transport: options, one generate call, its result, counters.
  * The transport speaks token ids only; it knows nothing of messages or renderers.
  */
+import type { TokenIds } from "../token-sequence.ts";
 import type { DeadlineOptions } from "./deadline.ts";
 
 /** SGLang Model Gateway policies (`--policy`). Only `consistent_hashing` and `manual` read the routing key. */
@@ -100,7 +101,8 @@ export interface SglangTransportOptions {
 }
 
 export interface GenerateRequest {
-  inputIds: number[];
+  /** A TokenSequence extended turn by turn is serialised without re-formatting its history. */
+  inputIds: TokenIds;
   sampling?: SamplingInput;
   /** Rollout/trace id: routing key and rid prefix. */
   sessionId: string;
