@@ -23,8 +23,9 @@ export class OfflineTransport extends SglangTransport {
 
   override async generate(req: GenerateRequest): Promise<GenerateResult> {
     const built = this.buildRequest(req, req.turn ?? 0);
-    // The HTTP client sizes a string body this way (content-length) before writing it.
-    this.bodyBytes += Buffer.byteLength(generatePayload(built.body), "utf8");
+    // What the HTTP client writes: the bytes (a string body is sized and encoded first).
+    const payload = generatePayload(built.body);
+    this.bodyBytes += typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload.length;
     const parsed = parseGenerateBody(JSON.parse(this.nextReply), built.rid);
     return {
       ...parsed,

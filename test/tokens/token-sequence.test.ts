@@ -47,6 +47,8 @@ test("slice, at, iteration, JSON and matchesAt follow the array semantics", () =
   assert.deepEqual([...s], [5, 6, 7, 8, 9]);
   assert.equal(JSON.stringify({ input_ids: s }), '{"input_ids":[5,6,7,8,9]}');
   assert.equal(TokenSequence.from([]).jsonText(), "[]");
+  const edge = [0, -5, 2147483647, -2147483648, 10, 9, 99, 100, 1000000000, 999999999];
+  assert.equal(TokenSequence.from(edge).jsonText(), JSON.stringify(edge));
   assert.ok(s.matchesAt(2, [7, 8]) && !s.matchesAt(2, [7, 9]) && !s.matchesAt(4, [9, 10]));
   assert.ok(s.matchesAt(0, TokenSequence.from([5, 6])));
 });

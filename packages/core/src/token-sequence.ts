@@ -8,8 +8,8 @@
  * sequence's ids are fixed at creation: writes only ever land past the longest sequence on a
  * buffer, and a diverging extension gets a buffer of its own.
  *
- * The comma-joined text of the ids is cached on the buffer the same way, so a request body can
- * carry `input_ids` without re-serialising the history (`jsonText`).
+ * The JSON text of the ids (ASCII bytes) is cached on the buffer the same way, so a request
+ * body can carry `input_ids` without re-serialising the history (`jsonIdBytes`).
  */
 
 /** Ids as the renderers, clients and transport accept them. */
@@ -19,8 +19,9 @@ export type TokenIds = TokenSequence | readonly number[];
 class Store {
   ids: Int32Array;
   length = 0;
-  /** Joined decimal text of ids [0, textIds), and where each id's text ends in it. */
-  text = "";
+  /** Comma-joined decimal ids [0, textIds) as ASCII bytes, and where each id's text ends. */
+  text: Uint8Array = new Uint8Array(0);
+  textLength = 0;
   textIds = 0;
   textEnds: Int32Array;
 
@@ -153,16 +154,20 @@ export class TokenSequence implements Iterable<number> {
   }
 
   /**
-   * The JSON array text of the ids, e.g. `[151644,872]`. The text of the shared history is
-   * cached on the buffer, so each call formats only the ids no earlier call did.
+   * The ids as JSON array elements, comma-joined ASCII bytes (`151644,872`): a view of bytes
+   * cached on the buffer, so each call formats only the ids no earlier call did. The view never
+   * changes (later ids are written after it, or into a new buffer).
    */
-  jsonText(): string {
+  jsonIdBytes(): Uint8Array {
     const store = this.store;
     if (this.length > store.textIds) extendText(store, this.length);
-    if (this.length === 0) return "[]";
-    const joined =
-      this.length === store.textIds ? store.text : store.text.slice(0, store.textEnds[this.length - 1]);
-    return `[${joined}]`;
+    return store.text.subarray(0, this.length === 0 ? 0 : store.textEnds[this.length - 1]);
+  }
+
+  /** The JSON array text of the ids, e.g. `[151644,872]`. */
+  jsonText(): string {
+    const bytes = this.jsonIdBytes();
+    return `[${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1")}]`;
   }
 
   *[Symbol.iterator](): Iterator<number> {
@@ -190,16 +195,44 @@ function extendText(store: Store, upTo: number): void {
     grown.set(store.textEnds.subarray(0, store.textIds));
     store.textEnds = grown;
   }
-  let chunk = "";
-  let end = store.text.length;
-  for (let i = store.textIds; i < upTo; i++) {
-    const part = i === 0 ? String(store.ids[i]) : `,${store.ids[i]}`;
-    chunk += part;
-    end += part.length;
-    store.textEnds[i] = end;
+  // At most 11 bytes per id: a comma, a sign and 9-10 digits.
+  const need = store.textLength + 12 * (upTo - store.textIds);
+  if (store.text.length < need) {
+    // A new buffer, not a resize: views handed out keep the old one, which never changes.
+    const grown = new Uint8Array(Math.max(need, store.text.length * 2, 256));
+    grown.set(store.text.subarray(0, store.textLength));
+    store.text = grown;
   }
-  store.text += chunk;
+  const buf = store.text;
+  const ids = store.ids;
+  let at = store.textLength;
+  for (let i = store.textIds; i < upTo; i++) {
+    if (i > 0) buf[at++] = COMMA;
+    at = writeDecimal(buf, at, ids[i]!);
+    store.textEnds[i] = at;
+  }
+  store.textLength = at;
   store.textIds = upTo;
+}
+
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const ZERO = 0x30;
+
+/** Writes `n` (an int32) in decimal ASCII at `at`; returns the end. */
+function writeDecimal(buf: Uint8Array, at: number, n: number): number {
+  let v = n;
+  if (v < 0) {
+    buf[at++] = MINUS;
+    v = -v;
+  }
+  let digits = 1;
+  for (let p = 10; p <= v && digits < 10; p *= 10) digits++;
+  for (let k = at + digits - 1; k >= at; k--) {
+    buf[k] = ZERO + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return at + digits;
 }
 
 function sliceOf(ids: ArrayLike<number>, start: number, end: number): number[] {

@@ -21,7 +21,8 @@ export interface HttpReply {
 export interface HttpRequest {
   method: "GET" | "POST";
   path: string;
-  body?: string;
+  /** JSON text, or its bytes (a Buffer is sent as is). */
+  body?: string | Uint8Array;
   headers?: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
