@@ -4,6 +4,7 @@
  * policy (tool-loop.ts), read from the tail of the prompt — the last tool result says which step
  * finished — so the episode runs exactly as it does against the engine.
  */
+import type { TokenIds } from "../../packages/core/src/token-sequence.ts";
 import type { Tokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { toolLoopReply } from "./tool-loop.ts";
 
@@ -11,7 +12,7 @@ export function cannedReplies(
   workload: "reverse" | "tools",
   tokenizer: Tokenizer,
   stopId: number,
-): (inputIds: readonly number[], n: number) => number[] {
+): (inputIds: TokenIds, n: number) => number[] {
   const cache = new Map<string, number[]>();
   const ids = (text: string) => {
     let v = cache.get(text);
