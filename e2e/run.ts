@@ -26,6 +26,7 @@ import { parseArgs } from "node:util";
 import { TrainClient } from "../packages/core/src/clients/train.ts";
 import type { MilesSample } from "../packages/core/src/miles/sample.ts";
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
+import { isCheckpointFolder } from "../packages/core/src/tokenizer/index.ts";
 import { SglangTransport } from "../packages/core/src/transport/index.ts";
 import { naiveGroups } from "./naive.ts";
 import {
@@ -110,11 +111,13 @@ async function main(): Promise<number> {
     const ctx = await contextLength(url);
     log(`engine ${url} (context length ${ctx})`);
 
-    // The renderer follows the served folder's chat template unless one is named.
+    // The renderer follows the served folder's chat template (the tiny folder, or a --model
+    // checkpoint with tokenizer files) unless one is named; without a folder, the carried Qwen3.
+    const folder = tinyFolder ?? (args.model && isCheckpointFolder(args.model) ? resolve(args.model) : null);
     const renderer = args.renderer
-      ? createRenderer(args.renderer, tinyFolder ? { tokenizerPath: tinyFolder } : {})
-      : createRenderer(tinyFolder ?? "qwen3");
-    log(`renderer ${renderer.constructor.name}${tinyFolder ? ` from ${tinyFolder}` : ""}`);
+      ? createRenderer(args.renderer, folder ? { tokenizerPath: folder } : {})
+      : createRenderer(folder ?? "qwen3");
+    log(`renderer ${renderer.constructor.name}${folder ? ` from ${folder}` : ""}`);
     const client = new TrainClient({
       renderer,
       transport: new SglangTransport({ baseUrl: url, contextLength: ctx }),
