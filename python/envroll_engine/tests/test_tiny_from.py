@@ -122,3 +122,40 @@ def test_config_errors_name_the_problem(llama_dir, tmp_path):
         load(model_dir=None, tiny=False, seed=SEED, tiny_from=str(small))
     with pytest.raises(ValueError, match="unknown tiny architecture 'mamba'"):
         write_tiny_folder("mamba", tmp_path / "m")
+
+
+def test_train_check_tiny_from_steps_and_reloads_the_engine(llama_engine, llama_dir, llama_twin, tmp_path, capsys):
+    """Last in this module: it moves the engine's weights. Two groups of two one-turn samples."""
+    from envroll_engine import train_check
+
+    tok = llama_twin.tokenizer
+    groups = []
+    for g in range(2):
+        prompt = chat_ids(tok, [{"role": "user", "content": f"Say {g}."}])
+        group = []
+        for i in range(2):
+            ids, lps = sample(llama_engine, prompt, 10 * g + i, max_new_tokens=6)
+            group.append(
+                {
+                    "tokens": prompt + ids,
+                    "response_length": len(ids),
+                    "loss_mask": [1] * len(ids),
+                    "rollout_log_probs": lps,
+                    "reward": float(i),
+                    "group_index": g,
+                    "index": 2 * g + i,
+                }
+            )
+        groups.append(group)
+    samples = tmp_path / "samples.json"
+    samples.write_text(json.dumps(groups))
+    out = tmp_path / "step1"
+    args = ["--samples", str(samples), "--tiny-from", str(llama_dir), "--out-model", str(out)]
+    rc = train_check.main([*args, "--engine", llama_engine.url, "--weight-version", "step1"])
+    line = capsys.readouterr().out.strip()
+    assert rc == 0, line
+    fields = dict(kv.split("=") for kv in line.split()[1:])
+    assert fields["masked_tokens"] == "24" and float(fields["logprob_max_abs_diff"]) < 1e-5
+    _, info = llama_engine.get("/get_model_info")
+    assert info["weight_version"] == "step1" and info["model_path"] == str(out.resolve())
+    assert info["architectures"] == LLAMA_3_1["architectures"] and info["model_type"] == "llama"
