@@ -43,7 +43,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--tiny", action="store_true", help="the seeded tiny Qwen3 (same as the engine's --tiny)")
-    src.add_argument("--tiny-from", metavar="DIR", help="the seeded model of DIR's config (as the engine's --tiny-from)")
+    src.add_argument(
+        "--tiny-from", metavar="DIR", help="the seeded model of DIR/config.json (as the engine's --tiny-from)"
+    )
     src.add_argument("--model", metavar="DIR", help="checkpoint folder the engine is serving")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tokenizer", metavar="DIR")
