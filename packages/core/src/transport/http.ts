@@ -1,16 +1,18 @@
 /**
- * One HTTP exchange over an undici Pool, with failures mapped to typed errors.
+ * One HTTP exchange, with failures mapped to typed errors, over an undici Pool or (plain-HTTP
+ * `/generate`, see h1.ts) the small keep-alive client.
  *
- * The reply is collected by a dispatch handler rather than `Pool.request` + `body.text()`: a
- * whole-body JSON reply needs no Readable stream, AbortController or async resource per call,
- * and skipping them is a large share of a short rollout's transport cost. The text is decoded
- * as `body.text()` decodes it (UTF-8, a leading BOM dropped). undici's default 300 s
- * headers/body timeouts are disabled on the Pool: a long generation sends no byte until it
- * finishes, so the only limit is the explicit per-attempt `timeoutMs` enforced here.
+ * With undici the reply is collected by a dispatch handler rather than `Pool.request` +
+ * `body.text()`: a whole-body JSON reply needs no Readable stream, AbortController or async
+ * resource per call. Either way the text is decoded as `body.text()` decodes it (UTF-8, a
+ * leading BOM dropped). undici's default 300 s headers/body timeouts are disabled on the Pool: a
+ * long generation sends no byte until it finishes, so the only limit is the explicit
+ * per-attempt `timeoutMs` enforced here.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { ProviderConnectionError, ProviderTimeoutError, RequestCancelledError } from "./errors.ts";
+import { H1Client } from "./h1.ts";
 
 export interface HttpReply {
   status: number;
@@ -39,7 +41,26 @@ export function createPool(origin: string, connections: number, connectTimeoutMs
   });
 }
 
-type Outcome = { ok: true; reply: HttpReply } | { ok: false; error: unknown; timedOut: boolean };
+/** Where `/generate` goes: the keep-alive client for http:, undici otherwise (TLS). */
+export type GeneratePool = Pool | H1Client;
+
+export function createGeneratePool(
+  origin: string,
+  connections: number,
+  connectTimeoutMs: number,
+): GeneratePool {
+  const url = new URL(origin);
+  if (url.protocol !== "http:") return createPool(origin, connections, connectTimeoutMs);
+  return new H1Client({
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: url.port === "" ? 80 : Number(url.port),
+    connections,
+    connectTimeoutMs,
+    keepAliveTimeoutMs: 30_000,
+  });
+}
+
+type Outcome = { ok: true; reply: HttpReply } | { ok: false; error: unknown };
 
 /**
  * Collects one reply. Settles exactly once: on the reply's end, on an undici error, or at once
@@ -57,10 +78,10 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
 
   constructor(private readonly settle: (o: Outcome) => void) {}
 
-  abort(error: Error, timedOut: boolean): void {
+  abort(error: Error): void {
     if (this.done) return;
     this.cut = error;
-    this.finish({ ok: false, error, timedOut });
+    this.finish({ ok: false, error });
     this.controller?.abort(error);
   }
 
@@ -91,7 +112,7 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.finish({ ok: false, error, timedOut: false });
+    this.finish({ ok: false, error });
   }
 
   private finish(o: Outcome): void {
@@ -110,27 +131,47 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
   }
 }
 
+/** Codes of a request we built wrong: our bug, never to be disguised as retriable. */
+const MALFORMED = new Set(["UND_ERR_INVALID_ARG", "ERR_HTTP_INVALID_HEADER"]);
+
+/** Starts one request; the returned handle cuts it (at once, whatever state it is in). */
+function send(pool: GeneratePool, req: HttpRequest, settle: (o: Outcome) => void): { abort(e: Error): void } {
+  if (pool instanceof H1Client)
+    return pool.send(req, (error, reply) =>
+      settle(error ? { ok: false, error } : { ok: true, reply: reply! }),
+    );
+  const collector = new ReplyCollector(settle);
+  pool.dispatch(
+    { method: req.method, path: req.path, body: req.body ?? null, headers: req.headers },
+    collector,
+  );
+  return collector;
+}
+
 /** Sends one request and reads the whole body as text; never retries. */
-export async function exchange(pool: Pool, req: HttpRequest): Promise<HttpReply> {
+export async function exchange(pool: GeneratePool, req: HttpRequest): Promise<HttpReply> {
   const user = req.signal;
   if (user?.aborted) throw new RequestCancelledError(`request to ${req.path} cancelled by caller`);
-  let resolveOutcome!: (o: Outcome) => void;
+  let settle!: (o: Outcome) => void;
   const outcome = new Promise<Outcome>((resolve) => {
-    resolveOutcome = resolve;
+    settle = resolve;
   });
-  const collector = new ReplyCollector(resolveOutcome);
-  const timer = setTimeout(
-    () => collector.abort(new Error(`timed out after ${req.timeoutMs} ms`), true),
-    req.timeoutMs,
-  );
-  const onUserAbort = () => collector.abort(new Error("cancelled by caller"), false);
+  let timedOut = false;
+  let handle: { abort(e: Error): void };
+  try {
+    handle = send(pool, req, settle);
+  } catch (error) {
+    settle({ ok: false, error });
+    handle = { abort() {} };
+  }
+  const timer = setTimeout(() => {
+    timedOut = true;
+    handle.abort(new Error(`timed out after ${req.timeoutMs} ms`));
+  }, req.timeoutMs);
+  const onUserAbort = () => handle.abort(new Error("cancelled by caller"));
   user?.addEventListener("abort", onUserAbort, { once: true });
   let o: Outcome;
   try {
-    pool.dispatch(
-      { method: req.method, path: req.path, body: req.body ?? null, headers: req.headers },
-      collector,
-    );
     o = await outcome;
   } finally {
     clearTimeout(timer);
@@ -138,11 +179,10 @@ export async function exchange(pool: Pool, req: HttpRequest): Promise<HttpReply>
   }
   if (o.ok) return o.reply;
   const err = o.error;
-  // A malformed request is our bug, not the network's: never disguise it as retriable.
-  if ((err as { code?: string })?.code === "UND_ERR_INVALID_ARG") throw err;
+  if (MALFORMED.has((err as { code?: string })?.code ?? "")) throw err;
   if (user?.aborted)
     throw new RequestCancelledError(`request to ${req.path} cancelled by caller`, { cause: err });
-  if (o.timedOut)
+  if (timedOut)
     throw new ProviderTimeoutError(`request to ${req.path} exceeded ${req.timeoutMs} ms`, { cause: err });
   throw new ProviderConnectionError(`connection error on ${req.path}: ${describe(err)}`, { cause: err });
 }

@@ -11,12 +11,11 @@
  * its time limit (`deadline` scales that limit with the request's token budget), and with
  * `retry.onAbort` a generation the engine aborted, unless this transport asked for that abort.
  */
-import type { Pool } from "undici";
 import { AdminChannel } from "./admin.ts";
 import { generatePayload } from "./body.ts";
 import { attemptDeadlineMs } from "./deadline.ts";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
-import { createPool, exchange, type HttpReply } from "./http.ts";
+import { createGeneratePool, exchange, type GeneratePool, type HttpReply } from "./http.ts";
 import { errorMessage, parseGenerateBody } from "./response.ts";
 import {
   backoffDelayMs,
@@ -61,7 +60,7 @@ export class SglangTransport {
   private readonly opts: SglangTransportOptions;
   private readonly origin: string;
   private readonly prefix: string;
-  private readonly pool: Pool;
+  private readonly pool: GeneratePool;
   private readonly admin: AdminChannel;
   private readonly retry: ResolvedRetry;
   private readonly baseHeaders: Record<string, string>;
@@ -76,7 +75,7 @@ export class SglangTransport {
     const url = new URL(opts.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, "");
-    this.pool = createPool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
+    this.pool = createGeneratePool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
     this.retry = resolveRetry(opts.retry);
     this.keyed = KEYED_POLICIES.has(opts.routingPolicy ?? "cache_aware");
     this.maxPromptLength =

@@ -1,0 +1,181 @@
+/**
+ * The keep-alive HTTP/1.1 client behind `/generate` on plain HTTP, against raw sockets that write
+ * exact bytes: every framing a server may use, heads split across packets, connections the server
+ * closes, a pool smaller than the load, and cuts while queued or in flight.
+ */
+import assert from "node:assert/strict";
+import { createServer, type Server, type Socket } from "node:net";
+import { test } from "node:test";
+import { H1Client } from "../../packages/core/src/transport/h1.ts";
+import { createGeneratePool, exchange } from "../../packages/core/src/transport/http.ts";
+
+/** A server that answers each request (one per `\r\n\r\n`-terminated head + body) with `reply(n)`. */
+async function rawServer(
+  reply: (n: number, socket: Socket) => (string | Buffer)[] | null,
+): Promise<{ port: number; connections: () => number; close(): Promise<void> }> {
+  let count = 0;
+  let conns = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    conns++;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    let buf = "";
+    socket.on("data", (d) => {
+      buf += d.toString("latin1");
+      for (;;) {
+        const end = buf.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const len = Number(/content-length: (\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
+        if (buf.length < end + 4 + len) return;
+        buf = buf.slice(end + 4 + len);
+        const parts = reply(count++, socket);
+        if (parts === null) continue;
+        // Each part is its own write (and, with a pause, its own packet).
+        parts.forEach((p, i) => {
+          setTimeout(() => socket.writable && socket.write(p), i * 5);
+        });
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as { port: number }).port,
+    connections: () => conns,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+const json = (body: string, extra = "") =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+function pool(port: number, connections = 4): H1Client {
+  const p = createGeneratePool(`http://127.0.0.1:${port}`, connections, 5_000);
+  assert.ok(p instanceof H1Client, "plain http gets the keep-alive client");
+  return p;
+}
+
+const post = (p: H1Client, body = '{"x":1}', signal?: AbortSignal, timeoutMs = 10_000) =>
+  exchange(p, {
+    method: "POST",
+    path: "/generate",
+    body,
+    headers: { "content-type": "application/json" },
+    timeoutMs,
+    signal,
+  });
+
+test("content-length, chunked (split anywhere, extensions, trailers) and until-close bodies read whole", async () => {
+  const body = '{"text":"héllo wörld 😀","ids":[1,2,3]}';
+  const bytes = Buffer.from(body);
+  const whole = Buffer.from(json(body));
+  const replies: (string | Buffer)[][] = [
+    // Head and body split mid-header and mid-character.
+    [whole.subarray(0, 20), whole.subarray(20, 60), whole.subarray(60)],
+    [
+      "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n",
+      Buffer.concat([Buffer.from("a;ext=1\r\n"), bytes.subarray(0, 10), Buffer.from("\r\n")]),
+      `${(bytes.length - 10).toString(16)}\r\n`,
+      Buffer.concat([bytes.subarray(10), Buffer.from("\r\n0\r\nx-trailer: 1\r\n\r\n")]),
+    ],
+    ["HTTP/1.1 100 Continue\r\n\r\n", json(body)],
+    [`HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n${body}`],
+  ];
+  const server = await rawServer((n, socket) => {
+    if (n === 3) setTimeout(() => socket.end(), 50);
+    return replies[n]!;
+  });
+  const p = pool(server.port);
+  try {
+    for (let n = 0; n < replies.length; n++) {
+      const r = await post(p);
+      assert.equal(r.status, 200, `reply ${n}`);
+      assert.equal(r.text, body, `reply ${n}`);
+    }
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+});
+
+test("sequential requests reuse one connection; a connection the server closed is replaced, not failed", async () => {
+  const server = await rawServer((n, socket) => {
+    // The second reply closes its connection right after it (as a server's keep-alive timeout would).
+    if (n === 1) setTimeout(() => socket.end(), 20);
+    return [json(`{"n":${n}}`)];
+  });
+  const p = pool(server.port);
+  try {
+    assert.equal((await post(p)).text, '{"n":0}');
+    assert.equal((await post(p)).text, '{"n":1}');
+    assert.equal(server.connections(), 1);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await post(p)).text, '{"n":2}');
+    assert.equal(server.connections(), 2);
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+});
+
+test("more requests than connections queue; a queued request can be cut without harming the others", async () => {
+  const server = await rawServer((n) => [json(`{"n":${n}}`)]);
+  const p = pool(server.port, 2);
+  try {
+    const cut = new AbortController();
+    const all = Array.from({ length: 8 }, (_, i) => post(p, `{"i":${i}}`, i === 7 ? cut.signal : undefined));
+    cut.abort();
+    const settled = await Promise.allSettled(all);
+    assert.equal(settled.filter((s) => s.status === "fulfilled").length, 7);
+    assert.equal((settled[7] as PromiseRejectedResult).reason.name, "RequestCancelledError");
+    assert.ok(server.connections() <= 2, `${server.connections()} connections`);
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+});
+
+test("a stalled reply is cut by its timeout and the connection is not reused; a UTF-8 BOM is dropped", async () => {
+  const server = await rawServer((n) => (n === 0 ? null : [json('\uFEFF{"ok":true}')]));
+  const p = pool(server.port, 1);
+  try {
+    await assert.rejects(post(p, "{}", undefined, 200), { name: "ProviderTimeoutError" });
+    const r = await post(p);
+    assert.equal(r.text, '{"ok":true}');
+    assert.equal(server.connections(), 2);
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+});
+
+test("garbage instead of a status line and a reset mid-body are connection errors; header injection is refused", async () => {
+  const server = await rawServer((n, socket) => {
+    if (n === 0) return ["SPDY/3 ok\r\n\r\n"];
+    socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"partial":');
+    setTimeout(() => socket.destroy(), 20);
+    return null;
+  });
+  const p = pool(server.port);
+  try {
+    await assert.rejects(post(p), { name: "ProviderConnectionError", message: /bad status line/ });
+    await assert.rejects(post(p), { name: "ProviderConnectionError", message: /closed/ });
+    await assert.rejects(
+      exchange(p, {
+        method: "POST",
+        path: "/generate",
+        body: "{}",
+        headers: { "x-a": "1\r\nx-b: 2" },
+        timeoutMs: 1000,
+      }),
+      { code: "ERR_HTTP_INVALID_HEADER" },
+    );
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+});
