@@ -13,12 +13,9 @@ import type { IncomingHttpHeaders } from "node:http";
 import { type Dispatcher, Pool } from "undici";
 import { ProviderConnectionError, ProviderTimeoutError, RequestCancelledError } from "./errors.ts";
 import { H1Client } from "./h1.ts";
+import type { HttpReply } from "./h1-reply.ts";
 
-export interface HttpReply {
-  status: number;
-  text: string;
-  retryAfter: string | null;
-}
+export type { HttpReply } from "./h1-reply.ts";
 
 export interface HttpRequest {
   method: "GET" | "POST";
