@@ -16,7 +16,8 @@
  *
  * Each episode has fresh text (new salt), like a real rollout. Ratios are per-turn medians over
  * the episodes; the per-turn series goes to RESULTS.md. Every bridged prompt is compared with a
- * full render of the same messages (untimed); the count of differing ones must stay 0.
+ * full render of the same messages (untimed; for the TrainClient path after the episode, as
+ * nothing re-renders per turn in production); the count of differing ones must stay 0.
  */
 import { TrainClient } from "../packages/core/src/clients/train.ts";
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
@@ -98,6 +99,7 @@ async function trainEpisode(salt: string): Promise<EpisodeTimes> {
   const replies = Array.from({ length: TURNS }, (_, k) =>
     sglangReply(sampledReply(renderer, salt, k + 1), 0),
   );
+  const prompts: { ids: TokenSequence; messages: number; bridged: boolean }[] = [];
   for (let k = 1; k <= TURNS; k++) {
     transport.nextReply = replies[k - 1]!;
     const bridgedBefore = client.counts.bridged;
@@ -114,9 +116,8 @@ async function trainEpisode(salt: string): Promise<EpisodeTimes> {
     const ms = performance.now() - t0;
     if (k > 1) {
       out.bridge.push(ms);
-      const full = renderer.render(messages as RenderMessage[], { tools: TOOLS, addGenerationPrompt: true });
-      if (client.counts.bridged === bridgedBefore || !response.tokens!.promptIds.equals(full.tokenIds))
-        out.mismatches++;
+      const bridged = client.counts.bridged > bridgedBefore;
+      prompts.push({ ids: response.tokens!.promptIds, messages: messages.length, bridged });
     }
     const call = response.message.tool_calls?.[0];
     messages.push(response.message, {
@@ -124,6 +125,14 @@ async function trainEpisode(salt: string): Promise<EpisodeTimes> {
       tool_call_id: call?.id ?? `c${k}`,
       content: toolTurn(k, salt)[1]!.content as string,
     } as Message);
+  }
+  // Checked after the episode, so the full renders' garbage does not land in the timed turns.
+  for (const p of prompts) {
+    const full = renderer.render(messages.slice(0, p.messages) as RenderMessage[], {
+      tools: TOOLS,
+      addGenerationPrompt: true,
+    });
+    if (!p.bridged || !p.ids.equals(full.tokenIds)) out.mismatches++;
   }
   await client.close();
   return out;
