@@ -52,7 +52,9 @@ export class TokenSequence implements Iterable<number> {
   /** A sequence holding a copy of `ids` (which must be integers in int32 range). */
   static from(ids: ArrayLike<number> | Iterable<number>): TokenSequence {
     const list = isArrayLike(ids) ? ids : Array.from(ids);
-    const store = new Store(list.length);
+    // Room to grow: a prompt is usually extended next turn (a typed-array reallocation costs
+    // more than the copy itself).
+    const store = new Store(list.length * 2 + 256);
     write(store, 0, list, 0, list.length);
     return new TokenSequence(store, list.length);
   }
