@@ -14,6 +14,8 @@
  * characters — is reported as irregular and the caller falls back to prefix diffs.
  */
 import type { Template } from "@huggingface/jinja";
+import { fingerprintValue, type Interp, LoopMemo, type LoopRecords } from "./jinja-loop-memo.ts";
+import type { Node } from "./jinja-loop-shape.ts";
 import { type RenderTracker, withRenderTracker } from "./jinja-python-semantics.ts";
 
 /** Noncharacters: never produced by a template and rejected up front in the input. */
@@ -28,6 +30,21 @@ export interface MarkedText {
   starts: number[];
   /** End of the message loop's output (where the generation prompt starts). */
   loopEnd: number;
+  /** This render's loop records, when it ran with a memo (for the next render). */
+  loops?: LoopRecords;
+  /** Loop iterations replayed from the previous records / interpreted. */
+  replayed?: number;
+  evaluated?: number;
+}
+
+/** Incremental evaluation for one marked render (see `jinja-loop-memo.ts`). */
+export interface MemoOptions {
+  /** The records of an earlier render of (a prefix of) this conversation, or null. */
+  previous: LoopRecords | null;
+  /** Names the template assigns or defines (`definedNames`). */
+  defined: ReadonlySet<string>;
+  /** The caller's messages as given to the template (`jinja-message-values.ts`). */
+  messages: readonly { value: unknown; fingerprint?: string | null }[];
 }
 
 interface ForNode {
@@ -41,6 +58,36 @@ class MessageTracker implements RenderTracker {
   private ids: Map<unknown, number> | null = null;
   private readonly bodies = new Map<unknown, string>();
   private readonly marked: boolean[] = [];
+  readonly memo: LoopMemo | null;
+
+  constructor(memo: MemoOptions | null) {
+    if (!memo) {
+      this.memo = null;
+      return;
+    }
+    const values = memo.messages;
+    this.memo = new LoopMemo(
+      memo.previous,
+      {
+        messageIndex: (v) => this.ids?.get(v) ?? -1,
+        messageFingerprint: (k) => {
+          const m = values[k]!;
+          if (m.fingerprint === undefined) m.fingerprint = fingerprintValue(m.value as never);
+          return m.fingerprint;
+        },
+        isMarked: () => this.marked[this.marked.length - 1] === true,
+        setMarked: () => {
+          this.marked[this.marked.length - 1] = true;
+        },
+      },
+      memo.defined,
+    );
+  }
+
+  evaluateFor(interp: unknown, node: unknown, env: unknown, fallback: () => never): never {
+    if (!this.memo) return fallback();
+    return this.memo.evaluateFor(interp as Interp, node as Node, env as never, fallback) as never;
+  }
 
   onRun(global: unknown): void {
     if (this.ids) return;
@@ -75,10 +122,14 @@ export function renderMarked(
   template: Template,
   ctx: Record<string, unknown>,
   messageCount: number,
+  memo: MemoOptions | null = null,
 ): MarkedText | null {
-  const raw = withRenderTracker(new MessageTracker(), () => template.render(ctx));
+  const tracker = new MessageTracker(memo);
+  const raw = withRenderTracker(tracker, () => template.render(ctx));
   const starts = new Array<number>(messageCount).fill(-1);
-  let text = "";
+  // Pieces joined once: one flat string (the bridge compares and slices it) in one copy.
+  const pieces: string[] = [];
+  let length = 0;
   let pos = 0;
   let prevIndex = -1;
   let loopEnd = -1;
@@ -88,12 +139,14 @@ export function renderMarked(
   };
   while (pos < raw.length) {
     const i = raw.indexOf(MARK, pos);
-    text += stripLoopEnds(raw.slice(pos, i < 0 ? raw.length : i), text.length, onEnd);
+    const piece = stripLoopEnds(raw.slice(pos, i < 0 ? raw.length : i), length, onEnd);
+    pieces.push(piece);
+    length += piece.length;
     if (i < 0) break;
     const close = raw.indexOf(MARK_END, i);
     const k = Number.parseInt(raw.slice(i + 1, close), 36);
     if (!(k > prevIndex) || starts[k] !== -1) return null;
-    starts[k] = text.length;
+    starts[k] = length;
     prevIndex = k;
     sawMessage = true;
     pos = close + 1;
@@ -101,7 +154,10 @@ export function renderMarked(
   if (!sawMessage || loopEnd < 0) return null;
   const lastStart = Math.max(...starts);
   if (loopEnd < lastStart) return null;
-  return { text, starts, loopEnd };
+  const text = pieces.join("");
+  if (!tracker.memo) return { text, starts, loopEnd };
+  const { recorded, replayed, evaluated } = tracker.memo;
+  return { text, starts, loopEnd, loops: recorded, replayed, evaluated };
 }
 
 /** Removes loop-end markers from a chunk, reporting the position (in the output) of the last. */

@@ -2,29 +2,36 @@
  * The generic renderer's bridge: extend the sampled ids with the new messages for any template,
  * but only after checking on the spot that the template is append-only for this conversation.
  *
- * The template is rendered once over the whole conversation (one pass with message spans). The
- * text before the sampled assistant turn must equal the previous turn's prompt text minus its
- * generation prompt — the template rendered that history the same way then as now — or the
- * bridge declines. The tail is what the template writes after the assistant's stop token (e.g.
- * Gemma's `\n`) plus the new messages and the generation prompt; the stop token is an added
- * token, so the tail tokenizes the same alone as inside the full text, and that is checked too.
- * The result is `prevPrompt + prevCompletion` up to its FIRST stop token (where the parser ends
- * the turn; synthesized when the turn was cut off) followed by the tail's ids.
+ * The template is rendered over the whole conversation (one pass with message spans), with its
+ * message loops replaying the iterations recorded when the previous prompt was rendered
+ * (`jinja-loop-memo.ts`: exact by construction, so only the new messages are interpreted). The
+ * text before the sampled assistant turn must equal the previous prompt's text — the template
+ * rendered that history the same way then as now — or the bridge declines. The tail is what
+ * the template writes after the assistant's stop token (e.g. Gemma's `\n`) plus the new
+ * messages and the generation prompt. The stop token is an added token, and where the
+ * tokenizer proves that text always splits after it (`Tokenizer.splitsAfter`) the tail's ids
+ * are exactly the full render's ids after it; for any other tokenizer the full text is encoded
+ * and compared. The result is `prevPrompt + prevCompletion` up to its FIRST stop token (where
+ * the parser ends the turn; synthesized when the turn was cut off) followed by the tail's ids.
  */
-import { createHash } from "node:crypto";
 import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import { type Segment, tokenizeSegments } from "./attribution.ts";
 import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "./bridge.ts";
-import { type MarkedText, ownersFromMarks } from "./jinja-attribution.ts";
+import type { MarkedText } from "./jinja-attribution.ts";
+import type { PromptRecords, RenderState } from "./jinja-sessions.ts";
 import { messageRoles, messageToolNames } from "./messages.ts";
 import type { BridgedTokens, BridgeOptions, RenderMessage, RenderOptions } from "./renderer.ts";
 
 export interface BridgeContext {
   readonly tokenizer: Tokenizer;
   readonly stopTokenIds: number[];
-  readonly promptTexts: Map<string, string>;
-  renderMarkedText(messages: readonly RenderMessage[], options: RenderOptions): MarkedText | null;
+  readonly prompts: PromptRecords;
+  renderMarkedText(
+    messages: readonly RenderMessage[],
+    options: RenderOptions,
+    previous?: RenderState | null,
+  ): (MarkedText & { state?: RenderState }) | null;
   renderText(messages: readonly RenderMessage[], options: RenderOptions): string;
   segments(
     messages: readonly RenderMessage[],
@@ -32,25 +39,6 @@ export interface BridgeContext {
     from: number,
     indexBase?: number,
   ): Segment[];
-}
-
-/** How many prompt texts a renderer keeps for the next turn's stability check. */
-const PROMPT_TEXTS_MAX = 1024;
-
-export function conversationKey(messages: readonly RenderMessage[], options: RenderOptions): string {
-  const h = createHash("sha256");
-  h.update(JSON.stringify([options.tools ?? null, options.enableThinking ?? null]));
-  for (const m of messages) h.update(JSON.stringify(m)).update("\u0000");
-  return h.digest("base64");
-}
-
-/** Remembers the text of a prompt this renderer produced (for the next turn's bridge). */
-export function rememberPrompt(ctx: BridgeContext, key: string, text: string): void {
-  if (ctx.promptTexts.size >= PROMPT_TEXTS_MAX) {
-    const oldest = ctx.promptTexts.keys().next().value;
-    if (oldest !== undefined) ctx.promptTexts.delete(oldest);
-  }
-  ctx.promptTexts.set(key, text);
 }
 
 export function jinjaBridge(
@@ -70,17 +58,16 @@ export function jinjaBridge(
   if (a < 0 || all[a]?.role !== "assistant")
     return decline("the message before the new ones is not the sampled assistant turn");
   const opts: RenderOptions = { tools: options.tools, enableThinking: options.enableThinking };
-  const marked = ctx.renderMarkedText(all, { ...opts, addGenerationPrompt: true });
+  const previous = ctx.prompts.find(prevPromptIds);
+  const marked = ctx.renderMarkedText(all, { ...opts, addGenerationPrompt: true }, previous?.state ?? null);
   if (!marked) return decline("the template's message spans cannot be read from one render");
   const aStart = marked.starts[a]!;
   if (aStart < 0) return decline("the template wrote nothing for the sampled assistant turn");
 
   // Was the history before the sampled turn rendered the same way last turn?
-  const prevMessages = all.slice(0, a);
-  const prevKey = conversationKey(prevMessages, opts);
-  const prevText =
-    ctx.promptTexts.get(prevKey) ?? ctx.renderText(prevMessages, { ...opts, addGenerationPrompt: true });
-  if (!prevText.startsWith(marked.text.slice(0, aStart)) || prevText.length < aStart)
+  const prevText = previous?.text ?? ctx.renderText(all.slice(0, a), { ...opts, addGenerationPrompt: true });
+  // Sliced-string equality is a memory compare; startsWith walks character by character.
+  if (prevText.length < aStart || prevText.slice(0, aStart) !== marked.text.slice(0, aStart))
     return decline("the template renders the earlier history differently now (not append-only)");
 
   let tailStart = marked.loopEnd;
@@ -103,21 +90,46 @@ export function jinjaBridge(
   }
   if (closeEnd < 0) return decline("the template closes an assistant turn with no stop token");
 
-  const owner = ownersFromMarks(marked);
   const afterClose = part.slice(closeEnd);
   const tailText = afterClose + marked.text.slice(tailStart);
-  const tailOwner = new Int32Array(tailText.length).fill(-1);
-  tailOwner.set(owner.subarray(tailStart), afterClose.length);
-  const owned = { text: tailText, owner: tailOwner, loopEnd: tailText.length };
+  const owned = {
+    text: tailText,
+    owner: tailOwners(marked, first, tailStart, afterClose.length),
+    loopEnd: tailText.length,
+  };
   const tail = tokenizeSegments(ctx.tokenizer, ctx.segments(all, owned, 0, first));
 
   // The tail must be exactly what the full render has after the assistant's stop token.
-  const full = ctx.tokenizer.encode(marked.text);
-  const at = full.length - tail.tokenIds.length;
-  if (at < 1 || full[at - 1] !== closeId || tail.tokenIds.some((id, j) => full[at + j] !== id))
-    return decline("the new messages tokenize differently inside the full render");
+  if (!ctx.tokenizer.splitsAfter?.(closeId)) {
+    const full = ctx.tokenizer.encode(marked.text);
+    const at = full.length - tail.tokenIds.length;
+    if (at < 1 || full[at - 1] !== closeId || tail.tokenIds.some((id, j) => full[at + j] !== id))
+      return decline("the new messages tokenize differently inside the full render");
+  }
 
   const ids = bridgeIds(prevPromptIds, prevCompletionIds, ctx.stopTokenIds, closeId, tail.tokenIds);
-  rememberPrompt(ctx, conversationKey(all, opts), marked.text);
+  ctx.prompts.remember(ids, marked.text, marked.state ?? null);
   return bridgedTokens(ids, tail, messageRoles(newMessages), messageToolNames(newMessages));
+}
+
+/**
+ * Owners of the tail text: `lead` scaffold characters (after the assistant's stop token), then
+ * `text[tailStart:]` owned by the new messages' spans (from `first` on) and the generation prompt.
+ */
+function tailOwners(marked: MarkedText, first: number, tailStart: number, lead: number): Int32Array {
+  const { text, starts, loopEnd } = marked;
+  const owner = new Int32Array(lead + text.length - tailStart).fill(-1);
+  for (let k = first; k < starts.length; k++) {
+    const s = starts[k]!;
+    if (s < 0) continue;
+    let e = loopEnd;
+    for (let j = k + 1; j < starts.length; j++) {
+      if (starts[j]! >= 0) {
+        e = starts[j]!;
+        break;
+      }
+    }
+    owner.fill(k, lead + s - tailStart, lead + e - tailStart);
+  }
+  return owner;
 }

@@ -33,6 +33,8 @@ export interface RenderTracker {
   onBlock(statements: unknown, scope: unknown, output: string): string;
   /** Called when a for loop starts and ends. */
   onFor(node: unknown, phase: "start" | "end", output?: string): string | undefined;
+  /** Evaluates a for loop in place of the library (`fallback` is the library's own evaluation). */
+  evaluateFor?(interp: unknown, node: unknown, env: unknown, fallback: () => Evaluated): Evaluated;
 }
 
 let activeTracker: RenderTracker | null = null;
@@ -160,7 +162,8 @@ function patchInterpreter(proto: InterpreterProto, StringValue: new (s: string) 
     const tracker = activeTracker;
     if (!tracker) return evaluateFor.call(this, node, env);
     tracker.onFor(node, "start");
-    const out = evaluateFor.call(this, node, env);
+    const library = () => evaluateFor.call(this, node, env);
+    const out = tracker.evaluateFor ? tracker.evaluateFor(this, node, env, library) : library();
     const replaced = tracker.onFor(node, "end", String(out.value ?? ""));
     return replaced === undefined ? out : (new StringValue(replaced) as Evaluated);
   };

@@ -20,9 +20,12 @@ import { type Segment, tokenizeSegments } from "./attribution.ts";
 import { parseDeepSeekToolCalls } from "./deepseek-tool-calls.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
 import { MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./jinja-attribution.ts";
-import { type BridgeContext, conversationKey, jinjaBridge, rememberPrompt } from "./jinja-bridge.ts";
+import { type BridgeContext, jinjaBridge } from "./jinja-bridge.ts";
+import { definedNames } from "./jinja-loop-shape.ts";
+import { messagesVariable, messageValues } from "./jinja-message-values.ts";
 import { prefixDiffOwners } from "./jinja-prefix-owners.ts";
 import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
+import { PromptRecords, type RenderState } from "./jinja-sessions.ts";
 import { assertWellFormed, contentText, messageRoles, messageToolNames } from "./messages.ts";
 import { PyFloat } from "./py-json.ts";
 import type {
@@ -69,8 +72,9 @@ export class JinjaRenderer implements Renderer {
   private readonly vars: Record<string, unknown>;
   private readonly toolIds: { open: number; close: number } | null;
   private opener: string | null = null;
-  /** Recent prompt texts by conversation key, for the bridge's stability check. */
-  readonly promptTexts = new Map<string, string>();
+  private readonly defined: ReadonlySet<string>;
+  /** The prompts this renderer produced (text and loop records), for the next turn's bridge. */
+  readonly prompts = new PromptRecords();
 
   constructor(
     readonly tokenizer: Tokenizer,
@@ -81,6 +85,7 @@ export class JinjaRenderer implements Renderer {
     if (!source) throw new Error(`${this.name}: the tokenizer has no chat_template`);
     patchJinjaPythonSemantics();
     this.template = new Template(source);
+    this.defined = definedNames(this.template.parsed);
     // `raise_exception` and `strftime_now` are built into @huggingface/jinja.
     this.vars = {
       bos_token: tokenizer.bosToken ?? "",
@@ -122,11 +127,15 @@ export class JinjaRenderer implements Renderer {
     return ids.length > 0 && this.tokenizer.isAddedToken(ids[0]!) ? ids[0] : undefined;
   }
 
-  /** The template's context for these inputs. */
-  context(messages: readonly RenderMessage[], options: RenderOptions): Record<string, unknown> {
+  /** The template's context for these inputs (`messagesValue`: the messages, prebuilt). */
+  context(
+    messages: readonly RenderMessage[],
+    options: RenderOptions,
+    messagesValue?: unknown,
+  ): Record<string, unknown> {
     const ctx: Record<string, unknown> = {
       ...this.vars,
-      messages: toPlain(messages),
+      messages: messagesValue ?? toPlain(messages),
       add_generation_prompt: options.addGenerationPrompt ?? false,
     };
     if (options.tools != null) ctx.tools = toPlain(options.tools);
@@ -140,32 +149,56 @@ export class JinjaRenderer implements Renderer {
     return this.template.render(this.context(messages, options));
   }
 
-  /** One render with per-character owners (markers, or prefix diffs for irregular templates). */
-  renderOwned(messages: readonly RenderMessage[], options: RenderOptions): OwnedText {
-    const marked = this.renderMarkedText(messages, options);
-    if (marked) return { text: marked.text, owner: ownersFromMarks(marked), loopEnd: marked.loopEnd };
+  /**
+   * One render with per-character owners (markers, or prefix diffs for irregular templates);
+   * `loops` holds the render's loop records when `record` is set.
+   */
+  renderOwned(
+    messages: readonly RenderMessage[],
+    options: RenderOptions,
+    record = false,
+  ): OwnedText & { state?: RenderState | null } {
+    const marked = this.renderMarkedText(messages, options, record ? null : undefined);
+    if (marked)
+      return {
+        text: marked.text,
+        owner: ownersFromMarks(marked),
+        loopEnd: marked.loopEnd,
+        state: marked.state,
+      };
     return prefixDiffOwners((msgs, o) => this.renderText(msgs, o), messages, options);
   }
 
-  renderMarkedText(messages: readonly RenderMessage[], options: RenderOptions): MarkedText | null {
-    if (messages.some((m) => MARKER_CHARS.test(JSON.stringify(m)))) return null;
-    return renderMarked(this.template, this.context(messages, options), messages.length);
+  /**
+   * The marked render (see `jinja-attribution.ts`). With `previous` (what an earlier render of
+   * a prefix of this conversation left, or null to only record) the messages' values are reused
+   * where unchanged and the message loops run incrementally (`jinja-loop-memo.ts`); `state` is
+   * then what this render leaves for the next.
+   */
+  renderMarkedText(
+    messages: readonly RenderMessage[],
+    options: RenderOptions,
+    previous?: RenderState | null,
+  ): (MarkedText & { state?: RenderState }) | null {
+    if (previous === undefined) {
+      if (messages.some((m) => MARKER_CHARS.test(JSON.stringify(m)))) return null;
+      return renderMarked(this.template, this.context(messages, options), messages.length);
+    }
+    const values = messageValues(messages, previous?.values ?? null, toPlain);
+    if (values.some((v) => v.hasMarker)) return null;
+    const ctx = this.context(messages, options, messagesVariable(values));
+    const memo = { previous: previous?.loops ?? null, defined: this.defined, messages: values };
+    const marked = renderMarked(this.template, ctx, messages.length, memo);
+    return marked && { ...marked, state: { loops: marked.loops!, values } };
   }
 
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
     assertWellFormed(messages);
-    const owned = this.renderOwned(messages, options);
-    if (options.addGenerationPrompt)
-      rememberPrompt(
-        this,
-        conversationKey(messages, { tools: options.tools, enableThinking: options.enableThinking }),
-        owned.text,
-      );
-    return {
-      ...tokenizeSegments(this.tokenizer, this.segments(messages, owned, 0)),
-      messageRoles: messageRoles(messages),
-      messageToolNames: messageToolNames(messages),
-    };
+    const prompt = options.addGenerationPrompt === true;
+    const owned = this.renderOwned(messages, options, prompt);
+    const tokens = tokenizeSegments(this.tokenizer, this.segments(messages, owned, 0));
+    if (prompt) this.prompts.remember(tokens.tokenIds, owned.text, owned.state ?? null);
+    return { ...tokens, messageRoles: messageRoles(messages), messageToolNames: messageToolNames(messages) };
   }
 
   /**

@@ -33,6 +33,25 @@ export class AddedTokenMatcher {
   }
 
   /**
+   * True when every scan of `x + content + y` matches `content` as one token where it stands and
+   * then scans `y` exactly as it would scan `y` alone, for any x and y: `content` is an added
+   * token, none is longer and starts with it, and none overlaps its start from the left (no
+   * suffix of another token is a prefix of `content` + anything). The scan is leftmost-longest
+   * with no look-behind, so after `content` it restarts as if from the beginning of `y`.
+   */
+  splitsAt(content: string): boolean {
+    if (!this.idByContent.has(content)) return false;
+    for (const t of this.idByContent.keys()) {
+      if (t === content) continue;
+      for (let k = 0; k < t.length; k++) {
+        const rest = t.slice(k);
+        if (rest.startsWith(content) || (k > 0 && content.startsWith(rest))) return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Calls `onText(start, end)` for plain-text spans and `onToken(id, start, end)` for added tokens,
    * in order. Offsets are UTF-16 indices into `text`.
    */

@@ -29,6 +29,8 @@ export interface Tokenizer {
   idToToken(id: number): string | undefined;
   /** True for ids of tokenizer.json `added_tokens` (special or not): they split text before BPE. */
   isAddedToken(id: number): boolean;
+  /** True when `encode(x + T + y)` is `encode(x + T)` + `encode(y)` for all x, y (T = token `id`). */
+  splitsAfter?(id: number): boolean;
   readonly chatTemplate: string | null;
   /** Named chat templates ("default", "tool_use", …) when the checkpoint has several. */
   readonly chatTemplates: Readonly<Record<string, string>>;

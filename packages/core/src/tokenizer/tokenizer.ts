@@ -54,6 +54,7 @@ export class BpeTokenizer {
   private readonly tokenBytes: TokenBytes;
   private readonly scratch: number[] = [];
   private readonly chunkCache = new Map<string, EncodingWithOffsets>();
+  private readonly splitCache = new Map<number, boolean>();
   private chunkCacheChars = 0;
   private readonly byteLen = (id: number): number => this.tokenBytes.length(id);
   private readonly notSpecial = (id: number): boolean => !this.specialTokenIds.has(id);
@@ -189,6 +190,21 @@ export class BpeTokenizer {
 
   isAddedToken(id: number): boolean {
     return this.addedById.has(id);
+  }
+
+  /**
+   * True when `encode(x + T + y)` is `encode(x + T)` followed by `encode(y)` for every x and y,
+   * T being added token `id`'s text: the added-token scan always splits there (see
+   * `AddedTokenMatcher.splitsAt`) and each plain-text span is normalized and encoded on its own.
+   */
+  splitsAfter(id: number): boolean {
+    let v = this.splitCache.get(id);
+    if (v === undefined) {
+      const t = this.addedById.get(id);
+      v = t !== undefined && this.added.splitsAt(t);
+      this.splitCache.set(id, v);
+    }
+    return v;
   }
 
   /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text). */
