@@ -18,11 +18,16 @@ import { fingerprintValue, type Interp, LoopMemo, type LoopRecords } from "./jin
 import type { Node } from "./jinja-loop-shape.ts";
 import { type RenderTracker, withRenderTracker } from "./jinja-python-semantics.ts";
 
-/** Noncharacters: never produced by a template and rejected up front in the input. */
-const MARK = "\uFDD0";
-const MARK_END = "\uFDD1";
-const LOOP_END = "\uFDD2";
-export const MARKER_CHARS = /[\uFDD0-\uFDD2]/;
+/**
+ * C1 control characters that no template writes and no text decoding produces (the bytes
+ * Windows-1252 leaves undefined, so not even mojibake holds them); input or a template holding
+ * one is rejected up front. They are Latin-1, so an ASCII or Latin-1 render stays a one-byte
+ * string (half the bytes to copy, compare and tokenize as with characters above U+00FF).
+ */
+const MARK = "\u0081";
+const MARK_END = "\u008D";
+const LOOP_END = "\u008F";
+export const MARKER_CHARS = /[\u0081\u008D\u008F]/;
 
 export interface MarkedText {
   text: string;
@@ -35,6 +40,13 @@ export interface MarkedText {
   /** Loop iterations replayed from the previous records / interpreted. */
   replayed?: number;
   evaluated?: number;
+  /** The template's output with the markers, and each message's marker offset in it (-1: none). */
+  raw?: string;
+  rawStarts?: number[];
+  /** Offset in `raw` of its first loop-end marker (raw.length when none). */
+  rawFirstLoopEnd?: number;
+  /** Length of the prefix of `text` read from `previousMarked` (found equal), 0 when none. */
+  reused?: number;
 }
 
 /** Incremental evaluation for one marked render (see `jinja-loop-memo.ts`). */
@@ -45,6 +57,10 @@ export interface MemoOptions {
   defined: ReadonlySet<string>;
   /** The caller's messages as given to the template (`jinja-message-values.ts`). */
   messages: readonly { value: unknown; fingerprint?: string | null }[];
+  /** Index among `messages` of a value that is one of them, else -1. */
+  indexOf(v: unknown): number;
+  /** The previous render's marked text: its markers are not read again where the output agrees. */
+  previousMarked: MarkedText | null;
 }
 
 interface ForNode {
@@ -55,7 +71,7 @@ interface ForNode {
 type Scope = { lookupVariable(name: string): unknown };
 
 class MessageTracker implements RenderTracker {
-  private ids: Map<unknown, number> | null = null;
+  private ids: { get(v: unknown): number | undefined } | null = null;
   private readonly bodies = new Map<unknown, string>();
   private readonly marked: boolean[] = [];
   readonly memo: LoopMemo | null;
@@ -66,10 +82,11 @@ class MessageTracker implements RenderTracker {
       return;
     }
     const values = memo.messages;
+    this.ids = { get: (v) => (v !== null && typeof v === "object" ? memo.indexOf(v) : -1) };
     this.memo = new LoopMemo(
       memo.previous,
       {
-        messageIndex: (v) => this.ids?.get(v) ?? -1,
+        messageIndex: (v) => memo.indexOf(v),
         messageFingerprint: (k) => {
           const m = values[k]!;
           if (m.fingerprint === undefined) m.fingerprint = fingerprintValue(m.value as never);
@@ -111,7 +128,7 @@ class MessageTracker implements RenderTracker {
     const name = this.bodies.get(statements);
     if (name === undefined || output.length === 0 || !this.ids) return output;
     const k = this.ids.get((scope as Scope).lookupVariable(name));
-    if (k === undefined) return output;
+    if (k === undefined || k < 0) return output;
     this.marked[this.marked.length - 1] = true;
     return `${MARK}${k.toString(36)}${MARK_END}${output}`;
   }
@@ -127,6 +144,7 @@ export function renderMarked(
   const tracker = new MessageTracker(memo);
   const raw = withRenderTracker(tracker, () => template.render(ctx));
   const starts = new Array<number>(messageCount).fill(-1);
+  const rawStarts = new Array<number>(messageCount).fill(-1);
   // Pieces joined once: one flat string (the bridge compares and slices it) in one copy.
   const pieces: string[] = [];
   let length = 0;
@@ -134,11 +152,31 @@ export function renderMarked(
   let prevIndex = -1;
   let loopEnd = -1;
   let sawMessage = false;
-  const onEnd = (at: number) => {
+  const resume = memo?.previousMarked ? resumePoint(memo.previousMarked, raw, messageCount) : null;
+  if (resume) {
+    const p = memo!.previousMarked!;
+    const k = resume.message;
+    pieces.push(p.text.slice(0, p.starts[k]));
+    length = p.starts[k]!;
+    for (let j = 0; j < k; j++) {
+      starts[j] = p.starts[j]!;
+      rawStarts[j] = p.rawStarts![j]!;
+      if (starts[j]! >= 0) {
+        prevIndex = j;
+        sawMessage = true;
+      }
+    }
+    pos = resume.raw;
+  }
+  let firstLoopEnd = raw.length;
+  let chunkAt = 0;
+  const onEnd = (at: number, inChunk: number) => {
     loopEnd = at;
+    if (firstLoopEnd === raw.length) firstLoopEnd = chunkAt + inChunk;
   };
   while (pos < raw.length) {
     const i = raw.indexOf(MARK, pos);
+    chunkAt = pos;
     const piece = stripLoopEnds(raw.slice(pos, i < 0 ? raw.length : i), length, onEnd);
     pieces.push(piece);
     length += piece.length;
@@ -147,6 +185,7 @@ export function renderMarked(
     const k = Number.parseInt(raw.slice(i + 1, close), 36);
     if (!(k > prevIndex) || starts[k] !== -1) return null;
     starts[k] = length;
+    rawStarts[k] = i;
     prevIndex = k;
     sawMessage = true;
     pos = close + 1;
@@ -157,18 +196,50 @@ export function renderMarked(
   const text = pieces.join("");
   if (!tracker.memo) return { text, starts, loopEnd };
   const { recorded, replayed, evaluated } = tracker.memo;
-  return { text, starts, loopEnd, loops: recorded, replayed, evaluated };
+  const reused = resume ? memo!.previousMarked!.starts[resume.message]! : 0;
+  return {
+    text,
+    starts,
+    loopEnd,
+    loops: recorded,
+    replayed,
+    evaluated,
+    raw,
+    rawStarts,
+    rawFirstLoopEnd: firstLoopEnd,
+    reused,
+  };
 }
 
-/** Removes loop-end markers from a chunk, reporting the position (in the output) of the last. */
-function stripLoopEnds(chunk: string, base: number, onEnd: (at: number) => void): string {
+/**
+ * Where reading `raw`'s markers may start from the previous render's result: the marker of the
+ * previous render's last message, when everything before it is the same output (one compare)
+ * and holds no loop end. Reading that prefix again would give exactly the previous text and
+ * starts up to there.
+ */
+function resumePoint(
+  p: MarkedText,
+  raw: string,
+  messageCount: number,
+): { message: number; raw: number } | null {
+  if (!p.raw || !p.rawStarts || p.rawFirstLoopEnd === undefined) return null;
+  let k = Math.min(p.rawStarts.length, messageCount) - 1;
+  while (k >= 0 && p.rawStarts[k]! < 0) k--;
+  if (k < 0) return null;
+  const at = p.rawStarts[k]!;
+  if (at > raw.length || p.rawFirstLoopEnd < at) return null;
+  return raw.slice(0, at) === p.raw.slice(0, at) ? { message: k, raw: at } : null;
+}
+
+/** Removes loop-end markers from a chunk, reporting each one's position in the output and chunk. */
+function stripLoopEnds(chunk: string, base: number, onEnd: (at: number, inChunk: number) => void): string {
   let at = chunk.indexOf(LOOP_END);
   if (at < 0) return chunk;
   let out = "";
   let from = 0;
   while (at >= 0) {
     out += chunk.slice(from, at);
-    onEnd(base + out.length);
+    onEnd(base + out.length, at);
     from = at + 1;
     at = chunk.indexOf(LOOP_END, from);
   }

@@ -64,10 +64,12 @@ export function jinjaBridge(
   const aStart = marked.starts[a]!;
   if (aStart < 0) return decline("the template wrote nothing for the sampled assistant turn");
 
-  // Was the history before the sampled turn rendered the same way last turn?
+  // Was the history before the sampled turn rendered the same way last turn? (The marked render
+  // already found `reused` characters equal to the previous prompt's; sliced-string equality is
+  // a memory compare, where startsWith walks character by character.)
   const prevText = previous?.text ?? ctx.renderText(all.slice(0, a), { ...opts, addGenerationPrompt: true });
-  // Sliced-string equality is a memory compare; startsWith walks character by character.
-  if (prevText.length < aStart || prevText.slice(0, aStart) !== marked.text.slice(0, aStart))
+  const from = previous?.state?.marked.text === prevText ? Math.min(marked.reused ?? 0, aStart) : 0;
+  if (prevText.length < aStart || prevText.slice(from, aStart) !== marked.text.slice(from, aStart))
     return decline("the template renders the earlier history differently now (not append-only)");
 
   let tailStart = marked.loopEnd;

@@ -25,6 +25,8 @@ export type Interp = {
 };
 
 interface IterationRecord {
+  /** The item itself (a message's runtime value is kept across renders: identity is equality). */
+  value: Value;
   /** The item's message index (-1: not a caller message) and fingerprint. */
   index: number;
   item: string;
@@ -68,6 +70,8 @@ const ALL_FIELDS = [
   "previtem",
   "nextitem",
 ];
+/** Fields fixed by the iteration's position and the items before it (matched before it). */
+const PREFIX_FIELDS = new Set(["index", "index0", "first", "previtem"]);
 /** Built-ins that read nothing but their arguments. */
 const PURE_FUNCTIONS = new Set(["raise_exception", "range"]);
 
@@ -162,8 +166,11 @@ export class LoopMemo {
       }
       return out;
     };
-    const matches = (j: number, r: IterationRecord): boolean =>
-      r.index === indexOf(j) && r.item === itemFp(j) && r.fields === fieldsFp(j);
+    const positional = fields.every((f) => PREFIX_FIELDS.has(f));
+    const matches = (j: number, r: IterationRecord): boolean => {
+      if (r.value === items[j] && positional) return true;
+      return r.index === indexOf(j) && r.item === itemFp(j) && r.fields === fieldsFp(j);
+    };
 
     let result = "";
     let start = 0;
@@ -215,6 +222,7 @@ export class LoopMemo {
       for (const [name, v] of scope.variables)
         if (name !== "loop" && name !== loopvar && name !== "namespace") vars.push([name, v]);
       record.iterations.push({
+        value: items[j]!,
         index: indexOf(j),
         item,
         fields: fieldFps,

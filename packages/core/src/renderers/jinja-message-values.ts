@@ -19,6 +19,8 @@ type Value = { type: string; value?: unknown };
 export interface MessageValue {
   /** The runtime value of a caller's message, as the library would convert it. */
   readonly value: Value;
+  /** The message's position (a value is only ever reused at the position it was made for). */
+  readonly index: number;
   /** Whether its JSON holds the attribution marker characters (the marked render refuses it). */
   readonly hasMarker: boolean;
   /** Its fingerprint for the loop memo, once asked for. */
@@ -61,8 +63,18 @@ function convert(plain: unknown): Value {
   return new (jinja.Environment as unknown as EnvCtor)().set("v", plain);
 }
 
+/** The MessageValue each prebuilt runtime value belongs to. */
+const owners = new WeakMap<object, MessageValue>();
+
+/** The position of `v` in `values` when it is one of their runtime values, else -1. */
+export function indexIn(values: readonly MessageValue[], v: unknown): number {
+  const m = v !== null && typeof v === "object" ? owners.get(v) : undefined;
+  return m !== undefined && values[m.index] === m ? m.index : -1;
+}
+
 /** True when `x` (a caller value) is what `v` was converted from (toPlain, then the library). */
 function same(x: unknown, v: Value): boolean {
+  if (typeof x === "string") return v.type === "StringValue" && v.value === x;
   if (x instanceof PyFloat) x = x.value;
   else if (typeof x === "bigint") x = Number(x);
   switch (typeof x) {
@@ -88,14 +100,13 @@ function same(x: unknown, v: Value): boolean {
       }
       if (v.type !== "ObjectValue" || Object.getPrototypeOf(x) !== Object.prototype) return false;
       const map = v.value as Map<string, Value>;
-      let n = 0;
-      for (const k in x) {
-        if (!Object.hasOwn(x, k)) continue;
-        const got = map.get(k);
-        if (got === undefined || !same((x as Record<string, unknown>)[k], got)) return false;
-        n++;
+      const keys = Object.keys(x);
+      if (keys.length !== map.size) return false;
+      for (let i = 0; i < keys.length; i++) {
+        const got = map.get(keys[i]!);
+        if (got === undefined || !same((x as Record<string, unknown>)[keys[i]!], got)) return false;
       }
-      return n === map.size;
+      return true;
     }
     default:
       return false;
@@ -120,7 +131,13 @@ export function messageValues(
       continue;
     }
     const plain = toPlain(m);
-    out.push({ value: convert(plain), hasMarker: MARKER_CHARS.test(JSON.stringify(plain) ?? "") });
+    const made: MessageValue = {
+      value: convert(plain),
+      index: i,
+      hasMarker: MARKER_CHARS.test(JSON.stringify(plain) ?? ""),
+    };
+    owners.set(made.value, made);
+    out.push(made);
   }
   return out;
 }

@@ -1,11 +1,12 @@
 /**
  * What the generic renderer remembers of the prompts it produced, for the next turn's bridge:
- * the prompt's ids, its text, and the loop records of the render (`jinja-loop-memo.ts`). The
- * bridge finds the entry by the previous prompt's ids, so an entry is only ever used for the
- * prompt it was made for (checked id by id: a lookup key collision or a caller's changed ids
- * finds nothing). Nothing here is trusted for correctness beyond "this text made these ids":
- * loop records are replayed only where their fingerprints match the new render.
+ * the prompt's ids, its text, and what its render leaves for the next (`RenderState`). The
+ * bridge finds the entry by the previous prompt's ids (the same array, or an equal copy), so an
+ * entry is only ever used for the prompt it was made for. Nothing here is trusted for
+ * correctness beyond "this text made these ids": loop records are replayed only where their
+ * fingerprints match the new render, message values only where they equal the messages.
  */
+import type { MarkedText } from "./jinja-attribution.ts";
 import type { TokenIds } from "../token-sequence.ts";
 import type { LoopRecords } from "./jinja-loop-memo.ts";
 import type { MessageValue } from "./jinja-message-values.ts";
@@ -14,6 +15,7 @@ import type { MessageValue } from "./jinja-message-values.ts";
 export interface RenderState {
   loops: LoopRecords;
   values: readonly MessageValue[];
+  marked: MarkedText;
 }
 
 export interface PromptRecord {
@@ -22,9 +24,9 @@ export interface PromptRecord {
   state: RenderState | null;
 }
 
-/** How many prompts a renderer remembers (one per live conversation is what a bridge needs). */
+/** How many prompts a renderer remembers at most (the oldest are forgotten first). */
 const MAX_PROMPTS = 1024;
-/** Ids at the end of a prompt that the lookup key holds (the rest is checked on a hit). */
+/** Ids at the end of a prompt that the content key holds (the rest is compared on a hit). */
 const KEY_TAIL = 8;
 
 /** Id `i` of a prompt (a TokenSequence or a plain array). */
@@ -38,33 +40,40 @@ function keyOf(ids: TokenIds): string {
   return key;
 }
 
+/**
+ * Records are held by a WeakMap keyed by their ids array (the renderer's own result, which the
+ * caller passes back as the next turn's previous prompt), so a finished conversation's records
+ * go with its ids, and at most the newest MAX_PROMPTS are kept while their ids live. A caller
+ * that passes an equal copy finds the record by a content key, compared id by id.
+ */
 export class PromptRecords {
-  private readonly entries = new Map<string, PromptRecord>();
+  private readonly byIds = new WeakMap<TokenIds, PromptRecord>();
+  private readonly byContent = new Map<string, WeakRef<TokenIds>>();
+  /** Remembered ids (with their content key), oldest first. */
+  private readonly order = new Map<WeakRef<TokenIds>, string>();
 
-  /**
-   * Remembers a prompt. The ids are kept by reference, not copied: they are the renderer's own
-   * result, which the caller passes back unchanged as the next turn's previous prompt.
-   */
   remember(ids: TokenIds, text: string, state: RenderState | null): void {
+    const ref = new WeakRef(ids);
     const key = keyOf(ids);
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_PROMPTS) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    this.byIds.set(ids, { ids, text, state });
+    this.byContent.set(key, ref);
+    this.order.set(ref, key);
+    for (const [oldest, oldKey] of this.order) {
+      if (this.order.size <= MAX_PROMPTS) break;
+      this.order.delete(oldest);
+      const gone = oldest.deref();
+      if (gone) this.byIds.delete(gone);
+      if (this.byContent.get(oldKey) === oldest) this.byContent.delete(oldKey);
     }
-    this.entries.set(key, { ids, text, state });
   }
 
   /** The record of the prompt whose ids are exactly `ids`, or null. */
   find(ids: TokenIds): PromptRecord | null {
-    const hit = this.entries.get(keyOf(ids));
-    if (!hit || hit.ids.length !== ids.length) return null;
-    if (hit.ids === ids) return hit;
-    for (let i = 0; i < ids.length; i++) if (idAt(hit.ids, i) !== idAt(ids, i)) return null;
-    return hit;
-  }
-
-  get size(): number {
-    return this.entries.size;
+    const own = this.byIds.get(ids);
+    if (own) return own;
+    const kept = this.byContent.get(keyOf(ids))?.deref();
+    if (!kept || kept.length !== ids.length) return null;
+    for (let i = 0; i < ids.length; i++) if (idAt(kept, i) !== idAt(ids, i)) return null;
+    return this.byIds.get(kept) ?? null;
   }
 }

@@ -22,7 +22,7 @@ import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
 import { MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./jinja-attribution.ts";
 import { type BridgeContext, jinjaBridge } from "./jinja-bridge.ts";
 import { definedNames } from "./jinja-loop-shape.ts";
-import { messagesVariable, messageValues } from "./jinja-message-values.ts";
+import { indexIn, messagesVariable, messageValues } from "./jinja-message-values.ts";
 import { prefixDiffOwners } from "./jinja-prefix-owners.ts";
 import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
 import { PromptRecords, type RenderState } from "./jinja-sessions.ts";
@@ -73,6 +73,8 @@ export class JinjaRenderer implements Renderer {
   private readonly toolIds: { open: number; close: number } | null;
   private opener: string | null = null;
   private readonly defined: ReadonlySet<string>;
+  /** False when the template or its variables hold the attribution markers (never marked). */
+  private readonly markable: boolean;
   /** The prompts this renderer produced (text and loop records), for the next turn's bridge. */
   readonly prompts = new PromptRecords();
 
@@ -86,6 +88,8 @@ export class JinjaRenderer implements Renderer {
     patchJinjaPythonSemantics();
     this.template = new Template(source);
     this.defined = definedNames(this.template.parsed);
+    this.markable =
+      !MARKER_CHARS.test(source) && !MARKER_CHARS.test(JSON.stringify(options.templateVars ?? {}));
     // `raise_exception` and `strftime_now` are built into @huggingface/jinja.
     this.vars = {
       bos_token: tokenizer.bosToken ?? "",
@@ -180,6 +184,7 @@ export class JinjaRenderer implements Renderer {
     options: RenderOptions,
     previous?: RenderState | null,
   ): (MarkedText & { state?: RenderState }) | null {
+    if (!this.markable || (options.tools && MARKER_CHARS.test(JSON.stringify(options.tools)))) return null;
     if (previous === undefined) {
       if (messages.some((m) => MARKER_CHARS.test(JSON.stringify(m)))) return null;
       return renderMarked(this.template, this.context(messages, options), messages.length);
@@ -187,9 +192,15 @@ export class JinjaRenderer implements Renderer {
     const values = messageValues(messages, previous?.values ?? null, toPlain);
     if (values.some((v) => v.hasMarker)) return null;
     const ctx = this.context(messages, options, messagesVariable(values));
-    const memo = { previous: previous?.loops ?? null, defined: this.defined, messages: values };
+    const memo = {
+      previous: previous?.loops ?? null,
+      defined: this.defined,
+      messages: values,
+      indexOf: (v: unknown) => indexIn(values, v),
+      previousMarked: previous?.marked ?? null,
+    };
     const marked = renderMarked(this.template, ctx, messages.length, memo);
-    return marked && { ...marked, state: { loops: marked.loops!, values } };
+    return marked && { ...marked, state: { loops: marked.loops!, values, marked } };
   }
 
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
