@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
+import { PromptRecords } from "../../packages/core/src/renderers/jinja-sessions.ts";
 import type { RenderMessage, RenderOptions } from "../../packages/core/src/renderers/renderer.ts";
 import { AddedTokenMatcher } from "../../packages/core/src/tokenizer/added-tokens.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
@@ -197,4 +198,20 @@ test("added tokens: text always splits after a token unless another overlaps or 
       ...llamaTok.encode(y),
     ]);
   }
+});
+
+test("prompt records: found by the same ids or an equal copy, never by other ids, the oldest forgotten", () => {
+  const records = new PromptRecords();
+  const kept: number[][] = [];
+  for (let i = 0; i < 1100; i++) {
+    const ids = [7, ...Array.from({ length: 10 }, (_, k) => k), i];
+    kept.push(ids);
+    records.remember(ids, `text ${i}`, null);
+  }
+  assert.equal(records.find(kept[1099]!)?.text, "text 1099");
+  assert.equal(records.find([...kept[1099]!])?.text, "text 1099", "an equal copy");
+  assert.equal(records.find([...kept[1099]!, 5]), null);
+  assert.equal(records.find([8, ...kept[1099]!.slice(1)]), null, "same length and tail, other ids");
+  assert.equal(records.find(kept[0]!), null, "beyond the bound");
+  assert.equal(records.find(kept[100]!)?.text, "text 100");
 });
