@@ -6,8 +6,9 @@
  * correctness beyond "this text made these ids": loop records are replayed only where their
  * fingerprints match the new render, message values only where they equal the messages.
  */
-import type { MarkedText } from "./jinja-attribution.ts";
+
 import type { TokenIds } from "../token-sequence.ts";
+import type { MarkedText } from "./jinja-attribution.ts";
 import type { LoopRecords } from "./jinja-loop-memo.ts";
 import type { MessageValue } from "./jinja-message-values.ts";
 
@@ -31,7 +32,9 @@ const KEY_TAIL = 8;
 
 /** Id `i` of a prompt (a TokenSequence or a plain array). */
 function idAt(ids: TokenIds, i: number): number | undefined {
-  return Array.isArray(ids) ? (ids as readonly number[])[i] : (ids as { at(i: number): number | undefined }).at(i);
+  return Array.isArray(ids)
+    ? (ids as readonly number[])[i]
+    : (ids as { at(i: number): number | undefined }).at(i);
 }
 
 function keyOf(ids: TokenIds): string {
