@@ -84,6 +84,26 @@ let classes: {
   UndefinedValue: new () => Value;
 } | null = null;
 
+/**
+ * Whether the library's own loops look as this module re-creates them (the same `loop` fields,
+ * loop-body assignments kept in the loop's scope): checked once on the real library; a
+ * different version makes every loop run through the library instead of the memo.
+ */
+let libraryShapeOk: boolean | null = null;
+
+function libraryMatches(): boolean {
+  if (libraryShapeOk === null) {
+    const probe = "{% for x in [1, 2] %}{{ loop.keys() | join(',') }};{% set y = x %}{% endfor %}{{ y }}";
+    const fields = ALL_FIELDS.join(",");
+    try {
+      libraryShapeOk = new jinja.Template(probe).render({}) === `${fields};${fields};`;
+    } catch {
+      libraryShapeOk = false;
+    }
+  }
+  return libraryShapeOk;
+}
+
 /** The library's value classes (only Environment is exported; the rest through values it makes). */
 function lib(): NonNullable<typeof classes> {
   if (classes) return classes;
@@ -131,7 +151,7 @@ export class LoopMemo {
   ) {}
 
   evaluateFor(interp: Interp, node: Node, env: Env, fallback: () => Value): Value {
-    const shape = loopShape(node);
+    const shape = libraryMatches() ? loopShape(node) : null;
     if (!shape) return fallback();
     const { Environment, StringValue, ObjectValue, IntegerValue, BooleanValue, UndefinedValue } = lib();
     const scope = new Environment(env);
