@@ -27,9 +27,9 @@ export type Interp = {
 interface IterationRecord {
   /** The item itself (a message's runtime value is kept across renders: identity is equality). */
   value: Value;
-  /** The item's message index (-1: not a caller message) and fingerprint. */
+  /** The item's message index (-1: not a caller message) and fingerprint (a message's: once asked). */
   index: number;
-  item: string;
+  item: string | null | undefined;
   /** Fingerprints of the `loop` fields the body can read. */
   fields: string;
   /** Output of iterations 0..j, concatenated. */
@@ -189,7 +189,9 @@ export class LoopMemo {
     const positional = fields.every((f) => PREFIX_FIELDS.has(f));
     const matches = (j: number, r: IterationRecord): boolean => {
       if (r.value === items[j] && positional) return true;
-      return r.index === indexOf(j) && r.item === itemFp(j) && r.fields === fieldsFp(j);
+      if (r.index !== indexOf(j)) return false;
+      if (r.item === undefined) r.item = fingerprintValue(r.value);
+      return r.item !== null && r.item === itemFp(j) && r.fields === fieldsFp(j);
     };
 
     let result = "";
@@ -232,7 +234,9 @@ export class LoopMemo {
       this.evaluated++;
       // An item (or a neighbour the body reads) that cannot be fingerprinted ends the record:
       // later iterations could not be matched to it.
-      const item = recording ? itemFp(j) : null;
+      // A message's fingerprint waits until a later render cannot match it by identity.
+      const index = indexOf(j);
+      const item = !recording ? null : index >= 0 ? undefined : itemFp(j);
       const fieldFps = item === null ? null : fieldsFp(j);
       if (item === null || fieldFps === null) {
         recording = false;
@@ -243,7 +247,7 @@ export class LoopMemo {
         if (name !== "loop" && name !== loopvar && name !== "namespace") vars.push([name, v]);
       record.iterations.push({
         value: items[j]!,
-        index: indexOf(j),
+        index,
         item,
         fields: fieldFps,
         out: result,
@@ -267,6 +271,9 @@ export class LoopMemo {
         out += `${name}=fn;`;
         continue;
       }
+      // A body that reads a list of the caller's messages (the whole conversation, typically)
+      // sees it change every turn: not worth fingerprinting, the loop runs in the library.
+      if ((v?.type === "ArrayValue" || v?.type === "TupleValue") && holdsMessages(v, this.hooks)) return null;
       const fp = v === undefined ? "U" : fingerprintValue(v, this.hooks);
       if (fp === null) return null;
       out += `${name.length}:${name}=${fp}`;
@@ -328,6 +335,11 @@ export function fingerprintValue(
     default:
       return null;
   }
+}
+
+function holdsMessages(v: Value, hooks: MemoHooks): boolean {
+  const items = v.value as Value[];
+  return items.length > 0 && (hooks.messageIndex(items[0]) >= 0 || hooks.messageIndex(items.at(-1)) >= 0);
 }
 
 function fieldFingerprint(

@@ -122,24 +122,33 @@ export function messageValues(
   previous: readonly MessageValue[] | null,
   toPlain: (x: unknown) => unknown,
 ): MessageValue[] {
-  const out: MessageValue[] = [];
+  const out: (MessageValue | null)[] = [];
+  const fresh: number[] = [];
+  const plains: unknown[] = [];
   for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
     const old = previous?.[i];
-    if (old && same(m, old.value)) {
+    if (old && same(messages[i], old.value)) {
       out.push(old);
       continue;
     }
-    const plain = toPlain(m);
-    const made: MessageValue = {
-      value: convert(plain),
-      index: i,
-      hasMarker: MARKER_CHARS.test(JSON.stringify(plain) ?? ""),
-    };
-    owners.set(made.value, made);
-    out.push(made);
+    out.push(null);
+    fresh.push(i);
+    plains.push(toPlain(messages[i]));
   }
-  return out;
+  if (fresh.length > 0) {
+    // One conversion for all new messages (as the library converts the whole list).
+    const values = convert(plains).value as Value[];
+    fresh.forEach((i, j) => {
+      const made: MessageValue = {
+        value: values[j]!,
+        index: i,
+        hasMarker: MARKER_CHARS.test(JSON.stringify(plains[j]) ?? ""),
+      };
+      owners.set(made.value, made);
+      out[i] = made;
+    });
+  }
+  return out as MessageValue[];
 }
 
 /** The template variable for a message list: the prebuilt values, passed through unconverted. */
