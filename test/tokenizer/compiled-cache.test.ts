@@ -14,6 +14,7 @@ import {
   rmSync,
   truncateSync,
   utimesSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +51,10 @@ for (const family of FAMILIES) {
       const token = parsed.idToToken(id);
       if (token !== undefined) assert.equal(cached.tokenToId(token), parsed.tokenToId(token), token);
     }
+    for (const notAnId of [-1, 0.5, Number.NaN, 2 ** 40]) {
+      assert.equal(cached.idToToken(notAnId), parsed.idToToken(notAnId), String(notAnId));
+      assert.equal(cached.idToToken(notAnId), undefined, String(notAnId));
+    }
     assert.deepEqual([...cached.specialTokenIds], [...parsed.specialTokenIds]);
   });
 }
@@ -68,6 +73,18 @@ test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies 
   const later = new Date(Date.now() + 10_000);
   utimesSync(path, later, later);
   assert.equal(readCompiled(path, cacheDir), null, "tokenizer.json touched since");
+  store();
+  // Same size, but the offsets no longer end at the tokens' length: a damaged entry, not a tokenizer.
+  for (const entry of readdirSync(cacheDir)) {
+    const file = join(cacheDir, entry);
+    const bytes = readFileSync(file);
+    const headerLen = bytes.readUInt32LE(0);
+    const header = JSON.parse(bytes.toString("utf8", 4, 4 + headerLen));
+    const sentinel = ((4 + headerLen + 7) & ~7) + 4 * header.tokens;
+    bytes.writeInt32LE(bytes.readInt32LE(sentinel) + 1, sentinel);
+    writeFileSync(file, bytes);
+  }
+  assert.equal(readCompiled(path, cacheDir), null, "offsets that do not match the tokens' text");
   store();
   for (const entry of readdirSync(cacheDir)) truncateSync(join(cacheDir, entry), 1000);
   assert.equal(readCompiled(path, cacheDir), null, "a cut-off entry");

@@ -7,11 +7,14 @@
  * is itself a vocabulary entry as one token before any merge.
  *
  * Symbols are kept as vocabulary ids throughout, so a merge lookup is one numeric Map probe
- * instead of string concatenation.
+ * instead of string concatenation. A model from the tokenizer cache builds its token → id map
+ * only when something needs it (`tokenToId`, character-level or `ignore_merges` encoding):
+ * byte-level encoding goes through byte ids and merges alone, and the map is ~150k inserts.
  */
 import { BYTE_TO_CHAR } from "./byte-level.ts";
 import type { CompiledBpe } from "./compiled-cache.ts";
 import { MergeTable, PAIR_SHIFT } from "./merge-table.ts";
+import { ArrayTokenList, type PackedTokenList, type TokenList } from "./token-list.ts";
 
 export interface BpeModelJson {
   vocab: Record<string, number>;
@@ -26,10 +29,10 @@ export interface BpeModelJson {
 }
 
 export class BytePairModel {
-  readonly vocab: Map<string, number>;
-  readonly idToToken: string[];
+  readonly tokens: TokenList;
   readonly merges: MergeTable;
   readonly unkId: number | undefined;
+  private vocabMap: Map<string, number> | null = null;
   private readonly byteIds: Int32Array;
   /** `<0xNN>` ids for byte fallback (-1 where missing). */
   private readonly fallbackIds: Int32Array;
@@ -48,31 +51,35 @@ export class BytePairModel {
     if (model.dropout) throw new Error("BPE dropout is not supported");
     if (model.continuing_subword_prefix || model.end_of_word_suffix)
       throw new Error("BPE continuing_subword_prefix / end_of_word_suffix are not supported");
-    this.vocab = new Map();
+    let lookup: (token: string) => number | undefined;
     if (compiled) {
-      this.idToToken = compiled.tokens;
-      for (let id = 0; id < compiled.tokens.length; id++) this.vocab.set(compiled.tokens[id]!, id);
-      this.merges = MergeTable.fromEntries(compiled.merges);
+      this.tokens = compiled.tokens;
+      this.merges = MergeTable.fromArrays(compiled.merges);
+      lookup = shortTokenLookup(compiled.tokens);
     } else {
       // A keys loop: Object.entries on a 150k-key object costs twice as much at start-up.
-      this.idToToken = [];
+      const vocab = new Map<string, number>();
+      const idToToken: string[] = [];
       const tokens = Object.keys(model.vocab);
       for (let i = 0; i < tokens.length; i++) {
         const id = model.vocab[tokens[i]!]!;
-        this.vocab.set(tokens[i]!, id);
-        this.idToToken[id] = tokens[i]!;
+        vocab.set(tokens[i]!, id);
+        idToToken[id] = tokens[i]!;
       }
+      this.vocabMap = vocab;
+      this.tokens = new ArrayTokenList(idToToken);
       this.merges = new MergeTable(model.merges.length);
       model.merges.forEach((merge, rank) => {
         const [a, b] = typeof merge === "string" ? splitMergeString(merge) : merge;
-        const ia = this.vocab.get(a);
-        const ib = this.vocab.get(b);
-        const merged = this.vocab.get(a + b);
+        const ia = vocab.get(a);
+        const ib = vocab.get(b);
+        const merged = vocab.get(a + b);
         if (ia === undefined || ib === undefined || merged === undefined) return;
         this.merges.add(ia, ib, rank, merged);
       });
+      lookup = (token) => vocab.get(token);
     }
-    if (this.idToToken.length >= PAIR_SHIFT) throw new Error("BPE vocabulary too large for pair keys");
+    if (this.tokens.length >= PAIR_SHIFT) throw new Error("BPE vocabulary too large for pair keys");
     this.ignoreMerges = model.ignore_merges === true;
     this.byteFallback = model.byte_fallback === true;
     this.fuseUnk = model.fuse_unk === true;
@@ -81,21 +88,34 @@ export class BytePairModel {
     this.fallbackIds = new Int32Array(256).fill(-1);
     for (let b = 0; b < 256; b++) {
       if (byteLevel) {
-        const id = this.vocab.get(BYTE_TO_CHAR[b]!);
+        const id = lookup(BYTE_TO_CHAR[b]!);
         if (id === undefined) throw new Error(`byte-level vocabulary lacks byte ${b}`);
         this.byteIds[b] = id;
       }
-      const fb = this.vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
+      const fb = lookup(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
       if (fb !== undefined) this.fallbackIds[b] = fb;
     }
   }
 
+  /** Token → id; from the tokenizer cache, built on first use. */
+  get vocab(): ReadonlyMap<string, number> {
+    if (this.vocabMap === null) {
+      const map = new Map<string, number>();
+      for (let id = 0; id < this.tokens.length; id++) map.set(this.tokens.get(id)!, id);
+      this.vocabMap = map;
+    }
+    return this.vocabMap;
+  }
+
+  token(id: number): string | undefined {
+    return this.tokens.get(id);
+  }
+
   /** The vocabulary and merges for the tokenizer cache; null unless ids are exactly 0..n-1, one token each. */
   compile(): CompiledBpe | null {
-    const tokens = this.idToToken;
-    if (this.vocab.size !== tokens.length) return null;
-    for (let id = 0; id < tokens.length; id++) if (tokens[id] === undefined) return null;
-    return { tokens, merges: this.merges.entries() };
+    const packed = this.tokens.pack();
+    if (packed === null || this.vocab.size !== packed.length) return null;
+    return { tokens: packed, merges: this.merges.arrays() };
   }
 
   /** Token ids of one pre-token (already normalized text). Results are cached and must not be mutated. */
@@ -275,6 +295,19 @@ function heapPop(heap: number[]): number {
     heap[i] = last;
   }
   return top;
+}
+
+/**
+ * Lookups of the tokens `byteIds` and `fallbackIds` ask for (one UTF-16 unit, or `<0xNN>`)
+ * without the full token map.
+ */
+function shortTokenLookup(tokens: PackedTokenList): (token: string) => number | undefined {
+  const short = new Map<string, number>();
+  for (let id = 0; id < tokens.length; id++) {
+    const len = tokens.lengthOf(id);
+    if (len === 1 || len === 6) short.set(tokens.get(id)!, id);
+  }
+  return (token) => short.get(token);
 }
 
 function splitMergeString(merge: string): [string, string] {

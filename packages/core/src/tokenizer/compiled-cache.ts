@@ -1,8 +1,9 @@
 /**
  * A cache of compiled tokenizers. Parsing an 11 MB tokenizer.json and building its vocabulary
- * and merge maps is most of envroll's start-up; the compiled form — the rest of tokenizer.json,
- * the vocabulary in id order and the merge table as two number arrays — loads in a fraction of
- * that. An entry is keyed by the file's real path, size and mtime and by the compiled format;
+ * and merge maps is most of envroll's start-up; the compiled form loads in a fraction of that:
+ * the rest of tokenizer.json, the vocabulary as one string with each token's offsets, and the
+ * merge table's own hash slots, which are used where they lie in the file's bytes (nothing is
+ * rebuilt or split into per-token strings at load). An entry is keyed by the file's real path, size and mtime and by the compiled format;
  * it is written to a temp file and renamed, so a concurrent reader sees all of it or nothing;
  * anything unreadable counts as a miss. Folders under the temp folder are not cached (test
  * checkpoints come and go). `ENVROLL_CACHE_DIR` moves the cache (`off`: none).
@@ -11,15 +12,17 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
+import type { MergeTableArrays } from "./merge-table.ts";
+import { PackedTokenList } from "./token-list.ts";
 
 /** Bumped whenever the compiled form or what BytePairModel derives from it changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = "envroll-tokenizer";
 
-/** A BPE model as compiled from tokenizer.json: ids 0..n-1 ↔ `tokens`; `MergeTable.entries()`. */
+/** A BPE model as compiled from tokenizer.json: ids 0..n-1 ↔ `tokens`, and its merge table. */
 export interface CompiledBpe {
-  tokens: string[];
-  merges: Int32Array;
+  tokens: PackedTokenList;
+  merges: MergeTableArrays;
 }
 
 export interface CachedTokenizer {
@@ -34,9 +37,26 @@ interface Header {
   source: string;
   size: number;
   mtimeMs: number;
+  /** Vocabulary size, merge-table slots and merges in them, bytes of the tokens' text. */
+  tokens: number;
+  slots: number;
   merges: number;
   tokensBytes: number;
   json: unknown;
+}
+
+/**
+ * Where each part lies after the header (8-aligned, so typed arrays can view the bytes):
+ * token offsets (int32), the slots' left and right ids (int32), their packed rank/id (float64),
+ * then the tokens' text as UTF-16 (a copy into a string: decoding 1.5 MB of UTF-8 costs ~10 ms).
+ */
+function layout(headerLen: number, h: Pick<Header, "tokens" | "slots" | "tokensBytes">) {
+  const offsets = align8(4 + headerLen);
+  const left = offsets + align8(4 * (h.tokens + 1));
+  const right = left + 4 * h.slots;
+  const packed = align8(right + 4 * h.slots);
+  const text = packed + 8 * h.slots;
+  return { offsets, left, right, packed, text, end: text + h.tokensBytes };
 }
 
 export function defaultCacheDir(): string | null {
@@ -49,14 +69,14 @@ export function defaultCacheDir(): string | null {
 /** Whether tokenizer.json at `path` is worth caching: not a copy under the temp folder `tempRoot`. */
 export function cacheable(path: string, tempRoot = tmpdir()): boolean {
   try {
-    return !realpathSync(path).startsWith(realpathSync(tempRoot) + sep);
+    return !realpathSync.native(path).startsWith(realpathSync.native(tempRoot) + sep);
   } catch {
     return false;
   }
 }
 
 function entryOf(path: string, cacheDir: string) {
-  const source = realpathSync(path);
+  const source = realpathSync.native(path);
   const st = statSync(source);
   const id = createHash("sha256").update(`${FORMAT}\0${source}\0${st.size}\0${st.mtimeMs}`).digest("hex");
   return { source, size: st.size, mtimeMs: st.mtimeMs, file: join(cacheDir, `${id.slice(0, 32)}.bin`) };
@@ -76,11 +96,23 @@ export function readCompiled(path: string, cacheDir: string): CachedTokenizer | 
       header.mtimeMs !== entry.mtimeMs
     )
       return null;
-    const at = align4(4 + headerLen);
-    const bytes = 16 * header.merges;
-    if (buf.length !== at + bytes + header.tokensBytes) return null;
-    const merges = new Int32Array(buf.buffer.slice(buf.byteOffset + at, buf.byteOffset + at + bytes));
-    const tokens = buf.toString("utf8", at + bytes, at + bytes + header.tokensBytes).split("\0");
+    const at = layout(headerLen, header);
+    if (buf.length !== at.end) return null;
+    // Typed arrays need aligned offsets into the ArrayBuffer; a large read has one of its own.
+    const bytes = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf);
+    const view = <T>(Kind: new (b: ArrayBufferLike, o: number, n: number) => T, o: number, n: number) =>
+      new Kind(bytes.buffer, bytes.byteOffset + o, n);
+    const tokens = new PackedTokenList(
+      bytes.toString("utf16le", at.text, at.end),
+      view(Int32Array, at.offsets, header.tokens + 1),
+    );
+    const merges: MergeTableArrays = {
+      left: view(Int32Array, at.left, header.slots),
+      right: view(Int32Array, at.right, header.slots),
+      packed: view(Float64Array, at.packed, header.slots),
+      count: header.merges,
+    };
+    if (tokens.offsets[header.tokens] !== tokens.text.length) return null;
     return { json: header.json, compiled: { tokens, merges } };
   } catch {
     return null;
@@ -89,8 +121,8 @@ export function readCompiled(path: string, cacheDir: string): CachedTokenizer | 
 
 /**
  * Stores the compiled form of tokenizer.json at `path` (the parsed JSON, whose vocab and
- * merges are left out). Best effort: a tokenizer the format cannot hold exactly (ids with
- * gaps, a token containing NUL) or a cache folder that cannot be written is skipped.
+ * merges are left out). Best effort: a cache folder that cannot be written is skipped (a
+ * vocabulary with gaps has no compiled form to store: `BytePairModel.compile()` is null).
  */
 export function writeCompiled(
   path: string,
@@ -99,29 +131,34 @@ export function writeCompiled(
   cacheDir: string,
 ) {
   const { tokens, merges } = compiled;
-  for (let i = 0; i < tokens.length; i++)
-    if (typeof tokens[i] !== "string" || tokens[i]!.includes("\0")) return;
   try {
     const entry = entryOf(path, cacheDir);
     const { vocab: _v, merges: _m, ...model } = json.model;
-    const tokensText = Buffer.from(tokens.join("\0"), "utf8");
+    const tokensText = Buffer.from(tokens.text, "utf16le");
     const header: Header = {
       magic: MAGIC,
       format: FORMAT,
       source: entry.source,
       size: entry.size,
       mtimeMs: entry.mtimeMs,
-      merges: merges.length / 4,
+      tokens: tokens.length,
+      slots: merges.left.length,
+      merges: merges.count,
       tokensBytes: tokensText.length,
       json: { ...json, model },
     };
     const headerText = Buffer.from(JSON.stringify(header), "utf8");
-    const at = align4(4 + headerText.length);
-    const out = Buffer.alloc(at + 4 * merges.length + tokensText.length);
+    const at = layout(headerText.length, header);
+    const out = Buffer.alloc(at.end);
     out.writeUInt32LE(headerText.length, 0);
     headerText.copy(out, 4);
-    Buffer.from(merges.buffer, merges.byteOffset, 4 * merges.length).copy(out, at);
-    tokensText.copy(out, at + 4 * merges.length);
+    const put = (a: Int32Array | Float64Array, o: number) =>
+      Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(out, o);
+    put(tokens.offsets, at.offsets);
+    put(merges.left, at.left);
+    put(merges.right, at.right);
+    put(merges.packed, at.packed);
+    tokensText.copy(out, at.text);
     mkdirSync(cacheDir, { recursive: true });
     const tmp = `${entry.file}.${process.pid}.tmp`;
     writeFileSync(tmp, out);
@@ -131,4 +168,4 @@ export function writeCompiled(
   }
 }
 
-const align4 = (n: number) => (n + 3) & ~3;
+const align8 = (n: number) => (n + 7) & ~7;

@@ -2,12 +2,20 @@
  * BPE merges: (left id, right id) → rank and merged id, in an open-addressing hash table over
  * typed arrays. The merge lookup is the inner loop of every encode; a Map keyed by
  * left·2^20 + right holds keys past 2^31, which V8 stores and hashes as doubles — this table
- * builds about 3× and answers about 3× faster, and its entries travel as one Int32Array
- * (the compiled tokenizer cache).
+ * builds about 3× and answers about 3× faster. The compiled-tokenizer cache stores the table's
+ * own arrays, so a cached tokenizer looks merges up in the file's bytes without rebuilding it.
  */
 
 /** `packed` values: rank * PAIR_SHIFT + merged id (ids < 2^20 for every vocabulary we load). */
 export const PAIR_SHIFT = 1048576;
+
+/** The table's slots: `left` -1 where empty; read from and written to the tokenizer cache. */
+export interface MergeTableArrays {
+  left: Int32Array;
+  right: Int32Array;
+  packed: Float64Array;
+  count: number;
+}
 
 export class MergeTable {
   private readonly left: Int32Array;
@@ -15,27 +23,33 @@ export class MergeTable {
   private readonly packed: Float64Array;
   private readonly shift: number;
   private readonly mask: number;
-  /** Entries in insertion order, 4 ints each (left, right, rank, merged). */
-  private readonly order: Int32Array;
   private count = 0;
 
-  constructor(capacity: number) {
-    const bits = Math.max(4, Math.ceil(Math.log2(Math.max(1, capacity) * 2)));
-    const slots = 2 ** bits;
-    this.left = new Int32Array(slots).fill(-1);
-    this.right = new Int32Array(slots);
-    this.packed = new Float64Array(slots);
+  /** An empty table for up to `capacity` merges, or (`arrays`) the stored slots of one. */
+  constructor(capacity: number, arrays?: MergeTableArrays) {
+    const slots = arrays
+      ? arrays.left.length
+      : 2 ** Math.max(4, Math.ceil(Math.log2(Math.max(1, capacity) * 2)));
+    const bits = Math.log2(slots);
+    if (arrays) {
+      if (!Number.isInteger(bits) || arrays.right.length !== slots || arrays.packed.length !== slots)
+        throw new Error("MergeTable: stored slots are not three arrays of one power-of-two length");
+      this.left = arrays.left;
+      this.right = arrays.right;
+      this.packed = arrays.packed;
+      this.count = arrays.count;
+    } else {
+      this.left = new Int32Array(slots).fill(-1);
+      this.right = new Int32Array(slots);
+      this.packed = new Float64Array(slots);
+    }
     this.shift = 32 - bits;
     this.mask = slots - 1;
-    this.order = new Int32Array(4 * capacity);
   }
 
-  /** The table of `entries()` output, in the same order. */
-  static fromEntries(entries: Int32Array): MergeTable {
-    const table = new MergeTable(entries.length / 4);
-    for (let i = 0; i < entries.length; i += 4)
-      table.add(entries[i]!, entries[i + 1]!, entries[i + 2]!, entries[i + 3]!);
-    return table;
+  /** A table over stored slots (`arrays()` of another table). */
+  static fromArrays(arrays: MergeTableArrays): MergeTable {
+    return new MergeTable(arrays.count, arrays);
   }
 
   get size(): number {
@@ -48,18 +62,14 @@ export class MergeTable {
 
   /** Adds a merge unless the pair has one already (the first, lowest-ranked, wins, as in HF). */
   add(a: number, b: number, rank: number, merged: number): void {
-    if (this.count * 4 >= this.order.length) throw new Error("MergeTable: more merges than its capacity");
+    if (2 * (this.count + 1) > this.left.length) throw new Error("MergeTable: more merges than its capacity");
     let h = this.slot(a, b);
     for (; this.left[h] !== -1; h = (h + 1) & this.mask)
       if (this.left[h] === a && this.right[h] === b) return;
     this.left[h] = a;
     this.right[h] = b;
     this.packed[h] = rank * PAIR_SHIFT + merged;
-    const at = 4 * this.count++;
-    this.order[at] = a;
-    this.order[at + 1] = b;
-    this.order[at + 2] = rank;
-    this.order[at + 3] = merged;
+    this.count++;
   }
 
   /** rank * PAIR_SHIFT + merged id of the pair, or -1 when the pair does not merge. */
@@ -69,8 +79,8 @@ export class MergeTable {
     return -1;
   }
 
-  /** Every merge as (left, right, rank, merged), in insertion order. */
-  entries(): Int32Array {
-    return this.order.subarray(0, 4 * this.count);
+  /** The slots as they are (not copies), for the tokenizer cache. */
+  arrays(): MergeTableArrays {
+    return { left: this.left, right: this.right, packed: this.packed, count: this.count };
   }
 }

@@ -76,7 +76,7 @@ export class BpeTokenizer {
     const tpl = info ? info.chatTemplate : tokenizerConfig.chat_template;
     this.chatTemplate = typeof tpl === "string" ? tpl : null;
     this.chatTemplates = info?.chatTemplates ?? {};
-    let size = this.model.idToToken.length;
+    let size = this.model.tokens.length;
     for (const t of tj.added_tokens) size = Math.max(size, t.id + 1);
     this.tokenBytes = new TokenBytes(size, (id) => this.bytesOf(id));
     this.bosToken = tokenString(tokenizerConfig.bos_token);
@@ -171,7 +171,7 @@ export class BpeTokenizer {
       const tokens: string[] = [];
       for (const id of ids) {
         if (skip && this.specialTokenIds.has(id)) continue;
-        const t = this.addedById.get(id) ?? this.model.idToToken[id];
+        const t = this.addedById.get(id) ?? this.model.token(id);
         if (t !== undefined) tokens.push(t);
       }
       return this.decoder(tokens);
@@ -185,7 +185,7 @@ export class BpeTokenizer {
   }
 
   idToToken(id: number): string | undefined {
-    return this.addedById.get(id) ?? this.model.idToToken[id];
+    return this.addedById.get(id) ?? this.model.token(id);
   }
 
   isAddedToken(id: number): boolean {
@@ -210,7 +210,7 @@ export class BpeTokenizer {
   /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text). */
   bytesOf(id: number): Uint8Array {
     const added = this.addedById.get(id);
-    const tok = added ?? this.model.idToToken[id] ?? "";
+    const tok = added ?? this.model.token(id) ?? "";
     if (this.model.byteLevel) return byteLevelBytes(tok);
     if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok))
       return Uint8Array.of(Number.parseInt(tok.slice(3, 5), 16));
