@@ -6,6 +6,9 @@
  * - `startup_first_rollout_ms_<mode>`: `envroll eval reverse-text -n 1 -r 1 --engine URL`,
  *   spawn to the first `/generate` request reaching an engine in this process (config, taskset,
  *   tokenizer, preflight, render: everything before the first rollout's model call);
+ * - `startup_first_rollout_cpu_ms_<mode>`: the CPU time the CLI process had used when that
+ *   request arrived (from /proc, 10 ms ticks; Linux only) — the figure a loaded machine moves
+ *   least;
  * - `startup_eval_cpu_ms_<mode>`: that eval's CPU time (user + system) to its exit, read by a
  *   preloaded module in the child (`--import`, so no timing code sits in the CLI);
  * - `readme_eval_wall_s_<mode>`: the README's first command, `envroll eval reverse-text -n 8 -r 4`
@@ -20,7 +23,7 @@ import { join } from "node:path";
 import { builtIsCurrent } from "../packages/core/build-stamp.mjs";
 import { builtinReferenceBook } from "../packages/core/src/references.ts";
 import { type PolicyFn, referencePolicy, startEngine } from "../packages/engine/src/index.ts";
-import { ROOT, runNode, runTs } from "./lib/child.ts";
+import { procCpuMs, ROOT, runNode, runTs } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
 const BIN = join(ROOT, "packages/cli/bin/envroll.mjs");
@@ -37,7 +40,12 @@ const CPU_REPORTER = `import { writeFileSync } from "node:fs";
 process.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.ENVROLL_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });
 `;
 
-async function runCli(mode: Mode, args: string[], dir: string, onSpawn?: (t0: number) => void): Promise<Run> {
+async function runCli(
+  mode: Mode,
+  args: string[],
+  dir: string,
+  onSpawn?: (t0: number, pid: number | undefined) => void,
+): Promise<Run> {
   const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
   const env = {
     ...process.env,
@@ -62,13 +70,19 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
   writeFileSync(join(dir, "cpu-reporter.mjs"), CPU_REPORTER);
   const reference = referencePolicy((await builtinReferenceBook()).answer);
   let firstGenerate: number | null = null;
+  let childPid: number | undefined;
+  let firstGenerateCpu = Number.NaN;
   const policy: PolicyFn = (ctx) => {
-    firstGenerate ??= performance.now();
+    if (firstGenerate === null) {
+      firstGenerate = performance.now();
+      firstGenerateCpu = procCpuMs(childPid);
+    }
     return reference(ctx);
   };
   const engine = await startEngine({ policy, latencyMs: 0, tokenLatencyMs: 0 });
   const help: Record<Mode, Run[]> = { source: [], built: [] };
   const first: Record<Mode, number[]> = { source: [], built: [] };
+  const firstCpu: Record<Mode, number[]> = { source: [], built: [] };
   const evalCpu: Record<Mode, number[]> = { source: [], built: [] };
   const readme: Record<Mode, number[]> = { source: [], built: [] };
   const reps = Math.max(o.reps, o.quick ? 2 : 5);
@@ -96,12 +110,14 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
             join(dir, "out"),
           ],
           dir,
-          (t0) => {
+          (t0, pid) => {
             spawnedAt = t0;
+            childPid = pid;
           },
         );
         if (firstGenerate === null) throw new Error(`${mode}: the eval never reached /generate`);
         first[mode].push((firstGenerate as number) - spawnedAt);
+        firstCpu[mode].push(firstGenerateCpu);
         evalCpu[mode].push(run.cpuMs);
         const wall = await runCli(
           mode,
@@ -111,7 +127,7 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
         readme[mode].push(wall.wallMs / 1000);
       }
       note(
-        `startup rep ${rep + 1}: first rollout source ${first.source.at(-1)!.toFixed(0)} ms, built ${first.built.at(-1)!.toFixed(0)} ms`,
+        `startup rep ${rep + 1}: first rollout source ${first.source.at(-1)!.toFixed(0)} ms (${firstCpu.source.at(-1)} ms CPU), built ${first.built.at(-1)!.toFixed(0)} ms (${firstCpu.built.at(-1)} ms CPU)`,
       );
     }
   } finally {
@@ -138,6 +154,13 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
         ...(mode === "built" ? { target: "< 300", met: median(first[mode]) < 300 } : {}),
         reps: first[mode],
         how: `${how("eval reverse-text -n 1 -r 1 --engine URL")}: spawn → first /generate`,
+      },
+      {
+        name: `startup_first_rollout_cpu_ms_${mode}`,
+        value: median(firstCpu[mode]),
+        unit: "ms",
+        reps: firstCpu[mode],
+        how: `${how("eval reverse-text -n 1 -r 1 --engine URL")}: CLI CPU (/proc) at the first /generate`,
       },
       {
         name: `startup_eval_cpu_ms_${mode}`,

@@ -102,16 +102,16 @@ const CLOCK_TICKS = 100;
  */
 export function runNode(
   args: string[],
-  opts: { cwd: string; env?: NodeJS.ProcessEnv; onSpawn?: (t0: number) => void },
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; onSpawn?: (t0: number, pid: number | undefined) => void },
 ): Promise<{ wallMs: number; tail: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    opts.onSpawn?.(t0);
     const child = spawn(process.execPath, args, {
       cwd: opts.cwd,
       stdio: ["ignore", "pipe", "pipe"],
       ...(opts.env ? { env: opts.env } : {}),
     });
+    opts.onSpawn?.(t0, child.pid);
     let tail = "";
     const keep = (c: Buffer) => {
       tail = (tail + c.toString("utf8")).slice(-2000);

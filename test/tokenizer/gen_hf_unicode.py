@@ -1,4 +1,4 @@
-"""Writes packages/core/src/tokenizer/hf-unicode.json: the Unicode data HF `tokenizers` really
+"""Writes packages/core/data/tokenizer/hf-unicode.json: the Unicode data HF `tokenizers` really
 uses, read from the Python package over every code point, so that envroll's pre-tokenizer
 classes and NFC follow HF and not the Unicode version of whatever Node runs them.
 
@@ -24,7 +24,7 @@ import tokenizers
 from tokenizers import Regex, normalizers, pre_tokenizers
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "packages/core/src/tokenizer/hf-unicode.json"
+OUT = ROOT / "packages/core/data/tokenizer/hf-unicode.json"
 CLASSES = ["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo", "s"]
 HANGUL = range(0xAC00, 0xD7A4)
 

@@ -20,16 +20,18 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { UsageError } from "./args.ts";
 
-const require = createRequire(import.meta.url);
-const TEMPLATE_DIR = fileURLToPath(new URL("./templates/taskset/", import.meta.url));
+const requireHere = createRequire(import.meta.url);
 /** The `envroll` core package (packages/core in a checkout), which the scaffold depends on. */
-const ENVROLL_ROOT = dirname(require.resolve("envroll/package.json"));
-/** The CLI package (packages/cli), whose bin the scaffold's scripts run. */
-const CLI_ROOT = fileURLToPath(new URL("../", import.meta.url));
+const ENVROLL_ROOT = dirname(requireHere.resolve("envroll/package.json"));
+/**
+ * The CLI package (packages/cli), whose bin the scaffold's scripts run; found by name, since
+ * this module may run from the CLI's bundle (dist/chunks/) as well as from src/.
+ */
+const CLI_ROOT = dirname(requireHere.resolve("@envroll/cli/package.json"));
+const TEMPLATE_DIR = join(CLI_ROOT, "src", "templates", "taskset");
 /** Packages the scaffold imports at run, test or type-check time, linked from this install. */
 const LINKED_DEPS = ["tsx", "zod", "typescript", "@types/node"] as const;
 /** Bins the scaffold's scripts call: name → path inside node_modules. */
@@ -48,7 +50,7 @@ export interface InitOptions {
 /** The version of `name` installed beside the CLI ("*" when it is not installed). */
 function depVersion(name: string): string {
   try {
-    return JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")).version ?? "*";
+    return JSON.parse(readFileSync(requireHere.resolve(`${name}/package.json`), "utf8")).version ?? "*";
   } catch {
     return "*";
   }
@@ -118,7 +120,7 @@ function linkDeps(dir: string): void {
   for (const dep of LINKED_DEPS) {
     let target: string;
     try {
-      target = dirname(require.resolve(`${dep}/package.json`));
+      target = dirname(requireHere.resolve(`${dep}/package.json`));
     } catch {
       continue; // not installed here (e.g. typescript without dev dependencies): npm install adds it
     }

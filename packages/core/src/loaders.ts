@@ -7,15 +7,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { didYouMean } from "./config/issues.ts";
 import { ConfigError } from "./errors.ts";
+import { CORE_ROOT } from "./package-root.ts";
 import type { Taskset } from "./task.ts";
 import { builtinTasksets } from "./tasksets/index.ts";
 import { importUserModule } from "./user-module.ts";
-
-/** This package's own folder (packages/core in a checkout), for install hints. */
-const CORE_DIR = fileURLToPath(new URL("../", import.meta.url));
 
 /** A module path (relative, absolute, or a .ts/.js file name) rather than a registered id. */
 export const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
@@ -109,7 +107,7 @@ function standaloneHint(path: string, message: string): string {
     )
   )
     return "";
-  return ` — a taskset module needs a package.json beside it with "type": "module" and envroll installed: \`npm init -y && npm pkg set type=module && npm install ${CORE_DIR}\` in ${dirname(resolve(path))}, or start from \`npx envroll init NAME\``;
+  return ` — a taskset module needs a package.json beside it with "type": "module" and envroll installed: \`npm init -y && npm pkg set type=module && npm install ${CORE_ROOT}\` in ${dirname(resolve(path))}, or start from \`npx envroll init NAME\``;
 }
 
 /** A module must export exactly one taskset (default or named), so the choice is never a guess. */

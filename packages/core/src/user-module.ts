@@ -2,12 +2,27 @@
  * Imports a user's module (taskset, judge). Tasksets are usually TypeScript: under tsx
  * (development, tests) they load as they are; when envroll itself runs as built JavaScript,
  * tsx is registered the first time a TypeScript module is imported, and only then, so a
- * built-in taskset never pays for it.
+ * built-in taskset never pays for it. Running from a bundle, a resolve hook first maps the
+ * user module's imports of the bundled packages to the bundle's own copies (shared-modules.ts).
  */
+import { register } from "node:module";
+import { sharedModules } from "./shared-modules.ts";
+
 const BUILT = new URL(import.meta.url).pathname.endsWith(".js");
 const TYPESCRIPT = /\.[cm]?tsx?$/;
 
+/** Resolves as Node would, then swaps a URL listed in `data` for the module it maps to. */
+const SHARE_HOOK = `let urls = {};
+export function initialize(data) { urls = data; }
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  const url = Object.hasOwn(urls, r.url) ? urls[r.url] : undefined;
+  return url === undefined ? r : { ...r, url, shortCircuit: true };
+}
+`;
+
 let tsx: Promise<void> | undefined;
+let shared = false;
 
 function resolvesToTypeScript(specifier: string): boolean {
   try {
@@ -18,7 +33,16 @@ function resolvesToTypeScript(specifier: string): boolean {
   }
 }
 
+function shareModules(): void {
+  if (shared || sharedModules.size === 0) return;
+  shared = true;
+  register(`data:text/javascript,${encodeURIComponent(SHARE_HOOK)}`, {
+    data: Object.fromEntries(sharedModules),
+  });
+}
+
 export async function importUserModule(specifier: string): Promise<Record<string, unknown>> {
+  shareModules();
   if (BUILT && resolvesToTypeScript(specifier)) {
     tsx ??= import("tsx/esm/api").then((m) => {
       m.register();

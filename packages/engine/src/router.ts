@@ -15,7 +15,7 @@ import {
   sendEmpty,
   sendJson,
 } from "envroll/internal/http/index.ts";
-import { Pool } from "undici";
+import { Pool } from "envroll/internal/undici.ts";
 import { CHAT_PATH } from "./chat-completions.ts";
 import { errorBody } from "./error-body.ts";
 import type { FaultInjector } from "./faults.ts";

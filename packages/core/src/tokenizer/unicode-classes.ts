@@ -8,6 +8,7 @@
  * also be exact, but V8 runs such regexes about ten times slower than `\p{…}`.)
  */
 import { readFileSync } from "node:fs";
+import { coreDataPath } from "../package-root.ts";
 import { type ClassName, hfUnicode } from "./hf-unicode.ts";
 
 export interface ClassExceptions {
@@ -89,7 +90,7 @@ type Recorded = Record<string, Record<string, { add: number[]; remove: number[] 
 let recorded: Recorded | null = null;
 
 /**
- * The exceptions for this runtime: recorded in hf-unicode-exceptions.json for the Unicode
+ * The exceptions for this runtime: recorded in data/tokenizer/hf-unicode-exceptions.json for the Unicode
  * versions the project's Node releases ship (a test checks the entry of the running one),
  * computed for any other.
  */
@@ -97,7 +98,7 @@ export function classExceptions(name: Exclude<ClassName, "s">): ClassExceptions 
   let ex = exceptionsCache.get(name);
   if (!ex) {
     recorded ??= JSON.parse(
-      readFileSync(new URL("./hf-unicode-exceptions.json", import.meta.url), "utf8"),
+      readFileSync(coreDataPath("tokenizer", "hf-unicode-exceptions.json"), "utf8"),
     ) as Recorded;
     ex = recorded[process.versions.unicode ?? ""]?.[name] ?? computeClassExceptions(name);
     exceptionsCache.set(name, ex);

@@ -10,7 +10,8 @@
  * per-attempt `timeoutMs` enforced here.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { type Dispatcher, Pool } from "undici";
+import type { Dispatcher } from "undici";
+import { Pool } from "../undici.ts";
 import { ProviderConnectionError, ProviderTimeoutError, RequestCancelledError } from "./errors.ts";
 import { H1Client } from "./h1.ts";
 import type { HttpReply } from "./h1-reply.ts";

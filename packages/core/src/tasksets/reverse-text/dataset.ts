@@ -3,12 +3,12 @@
  * user's JSONL with a `prompt` column — the shape of the hub dataset the reference reads.
  */
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { coreDataPath } from "../../package-root.ts";
 
 export type Split = "train" | "test";
 
 export function builtinDatasetPath(split: Split): string {
-  return fileURLToPath(new URL(`../../../data/reverse-text/${split}.jsonl`, import.meta.url));
+  return coreDataPath("reverse-text", `${split}.jsonl`);
 }
 
 /** Reads `{"prompt": string}` rows; a malformed line is an error naming its line number. */

@@ -1,0 +1,15 @@
+/**
+ * This package's folder (packages/core in a checkout, node_modules/envroll when installed) and
+ * the data files under it. Found by resolving the package's own name rather than from this
+ * module's location, so the paths hold wherever the code runs from: src/ (tsx), dist/ (one
+ * file per module), or inside the CLI's bundle (packages/cli/dist), whose chunks sit elsewhere.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const CORE_ROOT = fileURLToPath(new URL(".", import.meta.resolve("envroll/package.json")));
+
+/** A file under the package's data/ folder. */
+export function coreDataPath(...parts: string[]): string {
+  return join(CORE_ROOT, "data", ...parts);
+}

@@ -1,0 +1,9 @@
+/**
+ * Modules a user's module (taskset, judge) must share with the running envroll rather than load
+ * copies of its own: the URL its import resolves to → the URL of the module in use. Empty
+ * unless envroll runs from a bundle (the CLI's, scripts/bundle-cli.mjs), whose `envroll` and
+ * `zod` are not the files a taskset's `import "envroll"` resolves to. Without the mapping a
+ * taskset would get a second envroll: its TaskError would not be this envroll's TaskError, and
+ * its registerRuntime would fill a registry nothing reads.
+ */
+export const sharedModules = new Map<string, string>();
