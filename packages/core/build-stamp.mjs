@@ -7,24 +7,34 @@
  * is built or compiled.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const STAMP_FILE = join("dist", ".source-stamp");
 
 /** Bumped whenever scripts/build.mjs changes what it emits, so older builds count as stale. */
-const FORMAT = "envroll-build 1";
+const FORMAT = "envroll-build 2";
+
+/**
+ * `relative path \t size \t mtime` of every file under `dir`. A plain walk: every CLI start
+ * runs this over three src/ trees, and `readdirSync({ recursive: true })` plus `path.relative`
+ * cost five times as much CPU in a fresh process (~25 ms against ~5 ms for 300 files).
+ */
+function listFiles(dir, prefix, lines) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}${sep}${entry.name}`;
+    const rel = prefix === "" ? entry.name : `${prefix}${sep}${entry.name}`;
+    if (entry.isDirectory()) listFiles(path, rel, lines);
+    else if (entry.isFile()) {
+      const st = statSync(path);
+      lines.push(`${rel}\t${st.size}\t${st.mtimeMs}`);
+    }
+  }
+  return lines;
+}
 
 export function sourceStamp(pkgDir) {
-  const src = join(pkgDir, "src");
-  const lines = [];
-  for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const file = join(entry.parentPath ?? entry.path, entry.name);
-    const st = statSync(file);
-    lines.push(`${relative(src, file)}\t${st.size}\t${st.mtimeMs}`);
-  }
-  return `${FORMAT}\n${lines.sort().join("\n")}\n`;
+  return `${FORMAT}\n${listFiles(join(pkgDir, "src"), "", []).sort().join("\n")}\n`;
 }
 
 export function builtIsCurrent(pkgDir) {

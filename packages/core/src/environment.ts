@@ -77,7 +77,7 @@ export async function loadEnvironment(
   options: LoadEnvironmentOptions = {},
 ): Promise<Environment> {
   const taskset = options.taskset ?? (await resolveTaskset(config.taskset.id));
-  const harness = getHarness(config.harness.id);
+  const harness = await getHarness(config.harness.id);
   if (taskset.user && !harness.supportsUserSim)
     throw new ConfigError(
       `harness.id: harness "${harness.id}" cannot drive the user simulator of "${taskset.id}"`,

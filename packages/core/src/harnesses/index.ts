@@ -1,38 +1,50 @@
-/** The harness registry (`harness.id`). Others can add harnesses with `registerHarness`. */
+/**
+ * The harness registry (`harness.id`). The built-ins are imported on first use, so a run loads
+ * only the harness it names (the coding agent brings its tools and their schemas, the command
+ * and openai-agents harnesses the program launcher; reverse-text's `null` is a few lines).
+ * Others can add harnesses with `registerHarness`.
+ */
+import { didYouMean } from "../config/issues.ts";
 import { ConfigError } from "../errors.ts";
-import { codingHarness } from "./coding/harness.ts";
-import { commandHarness } from "./command.ts";
 import type { Harness } from "./harness.ts";
-import { nullHarness } from "./null.ts";
-import { openaiAgentsHarness } from "./openai-agents.ts";
-import { toolsHarness } from "./tools.ts";
 
-const harnesses = new Map<string, Harness>([
-  [nullHarness.id, nullHarness],
-  [codingHarness.id, codingHarness],
-  [toolsHarness.id, toolsHarness],
-  [commandHarness.id, commandHarness],
-  [openaiAgentsHarness.id, openaiAgentsHarness],
-]);
+const builtins: Record<string, () => Promise<Harness>> = {
+  null: async () => (await import("./null.ts")).nullHarness,
+  default: async () => (await import("./coding/harness.ts")).codingHarness,
+  tools: async () => (await import("./tools.ts")).toolsHarness,
+  command: async () => (await import("./command.ts")).commandHarness,
+  "openai-agents": async () => (await import("./openai-agents.ts")).openaiAgentsHarness,
+};
+
+const harnesses = new Map<string, Harness>();
 
 export function registerHarness(h: Harness): void {
   harnesses.set(h.id, h);
 }
 
-export function getHarness(id: string): Harness {
-  const h = harnesses.get(id);
-  if (!h)
+/** The harness `id` names (a registered one first, then a built-in, imported now). */
+export async function getHarness(id: string): Promise<Harness> {
+  const registered = harnesses.get(id);
+  if (registered) return registered;
+  // Own keys only: "constructor" must not resolve to an Object.prototype member.
+  const load = Object.hasOwn(builtins, id) ? builtins[id] : undefined;
+  if (!load) {
+    const known = harnessIds();
     throw new ConfigError(
-      `harness.id: unknown harness "${id}" (known: ${[...harnesses.keys()].join(", ")})`,
+      `harness.id: unknown harness "${id}"${didYouMean(id, known)} (known: ${known.join(", ")})`,
       {
         path: "harness.id",
       },
     );
+  }
+  const h = await load();
+  if (h.id !== id) throw new Error(`built-in harness "${id}" loaded as "${h.id}"`);
+  harnesses.set(id, h);
   return h;
 }
 
 export function harnessIds(): string[] {
-  return [...harnesses.keys()];
+  return [...new Set([...Object.keys(builtins), ...harnesses.keys()])];
 }
 
 export type { Harness, HarnessContext } from "./harness.ts";
