@@ -5,7 +5,7 @@
  * are testable with a fake and unaffected by changes inside the runtime.
  */
 
-import { startEngine } from "@envroll/engine/internal/index.ts";
+import type { startEngine } from "@envroll/engine/internal/index.ts";
 import type { Client } from "envroll/internal/clients/client.ts";
 import { TrainClient } from "envroll/internal/clients/train.ts";
 import { type ClientConfig, DEFAULT_DEADLINE, type EnvConfig } from "envroll/internal/config/schema.ts";
@@ -83,6 +83,8 @@ export async function openBackend(
   let book: ReferenceBook | null = null;
   if (endpoint.kind === "builtin") {
     const folder = isCheckpointFolder(config.model) ? config.model : null;
+    // Imported here: a run against --engine or --openai never loads the built-in engine.
+    const { startEngine } = await import("@envroll/engine/internal/index.ts");
     engine = await startEngine({
       policy: "reference",
       reference: (messages, rng) => book?.answer(messages, rng) ?? null,

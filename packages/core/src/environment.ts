@@ -13,8 +13,8 @@ import { checkGroupSize, type RolloutLimit, runEpisode } from "./episode.ts";
 import { ConfigError, errorMessage } from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { getHarness } from "./harnesses/index.ts";
-import { InterceptionServer } from "./interception/server.ts";
-import { DROPPED_SAMPLING_INFO } from "./interception/session.ts";
+import type { InterceptionServer } from "./interception/server.ts";
+import { DROPPED_SAMPLING_INFO } from "./interception/trace-info.ts";
 import { resolveJudgeConfigs } from "./judges/config.ts";
 import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
@@ -123,7 +123,7 @@ export async function loadEnvironment(
 
 export class Environment {
   private limiter: LimitFunction;
-  private server: InterceptionServer | null = null;
+  private server: Promise<InterceptionServer> | null = null;
   private readonly limits: RolloutLimits;
 
   constructor(
@@ -148,8 +148,9 @@ export class Environment {
     return (this.taskset.groupRewards?.length ?? 0) > 0;
   }
 
-  private interception = async (): Promise<InterceptionServer> => {
-    this.server ??= new InterceptionServer();
+  /** Started on first use, and imported then: only program harnesses talk to it. */
+  private interception = (): Promise<InterceptionServer> => {
+    this.server ??= import("./interception/server.ts").then((m) => new m.InterceptionServer());
     return this.server;
   };
 
@@ -274,8 +275,12 @@ export class Environment {
   }
 
   async close(): Promise<void> {
-    await this.server?.close();
+    const server = this.server;
     this.server = null;
+    await server?.then(
+      (s) => s.close(),
+      () => {},
+    );
     await Promise.all(this.judges.map((j) => j.close()));
   }
 }

@@ -23,6 +23,7 @@ import type { Trace } from "../trace/trace.ts";
 import { contentText, type Message, type TaskData, type Tool } from "../types.ts";
 import { Resends, requestKey } from "./resends.ts";
 import { runToolCall } from "./tools.ts";
+import { DROPPED_SAMPLING_INFO } from "./trace-info.ts";
 
 export interface SessionOptions<D extends TaskData = TaskData> {
   task: D;
@@ -39,9 +40,6 @@ export interface SessionOptions<D extends TaskData = TaskData> {
   user: UserSimulator | null;
   signal: AbortSignal;
 }
-
-/** `trace.info` key listing sampling keys a harness program sent that the engine does not accept. */
-export const DROPPED_SAMPLING_INFO = "dropped_sampling_keys";
 
 export type CompletionResult =
   | { kind: "completion"; response: ModelResponse }
