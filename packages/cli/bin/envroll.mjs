@@ -6,18 +6,10 @@
  * never runs stale and a checkout that was never built still works. ENVROLL_FROM_SOURCE=1
  * forces the sources.
  */
+import "./wasm-flags.mjs";
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
-import { setFlagsFromString } from "node:v8";
 import { builtIsCurrent } from "envroll/build-stamp.mjs";
-
-// undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it with its baseline
-// compiler and re-compiles hot functions with the optimizing one on background threads, and
-// Node waits for every background task before a process may exit: on a loaded machine an
-// eval that had finished sat 100-400 ms in that wait. Baseline code parses the responses as
-// fast here (no per-request CPU difference measured); set before anything compiles WebAssembly.
-setFlagsFromString("--no-wasm-tier-up");
-setFlagsFromString("--no-wasm-dynamic-tiering");
 
 const packageDir = (url) => fileURLToPath(new URL(".", url));
 const dirs = [

@@ -8,7 +8,7 @@
 import { register } from "node:module";
 import { sharedModules } from "./shared-modules.ts";
 
-const BUILT = new URL(import.meta.url).pathname.endsWith(".js");
+const BUILT = /\.[cm]?js$/.test(new URL(import.meta.url).pathname);
 const TYPESCRIPT = /\.[cm]?tsx?$/;
 
 /** Resolves as Node would, then swaps a URL listed in `data` for the module it maps to. */

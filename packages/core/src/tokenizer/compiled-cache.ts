@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
+import { defaultCacheDir } from "../../cache-dir.mjs";
 import type { MergeTableArrays } from "./merge-table.ts";
 import { PackedTokenList } from "./token-list.ts";
 
@@ -59,12 +60,7 @@ function layout(headerLen: number, h: Pick<Header, "tokens" | "slots" | "tokensB
   return { offsets, left, right, packed, text, end: text + h.tokensBytes };
 }
 
-export function defaultCacheDir(): string | null {
-  const env = process.env.ENVROLL_CACHE_DIR;
-  if (env === "off") return null;
-  if (env) return env;
-  return join(tmpdir(), `envroll-cache-${process.getuid?.() ?? "user"}`);
-}
+export { defaultCacheDir };
 
 /** Whether tokenizer.json at `path` is worth caching: not a copy under the temp folder `tempRoot`. */
 export function cacheable(path: string, tempRoot = tmpdir()): boolean {

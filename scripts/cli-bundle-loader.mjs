@@ -1,0 +1,83 @@
+/**
+ * packages/cli/dist/main.js (copied there by scripts/bundle-cli.mjs): runs the CLI's bundle,
+ * main.cjs, through V8's code cache. Compiling the bundle's ~2 MB of JavaScript was a quarter
+ * of the CPU an eval spent before its first model call; with the cache V8 deserializes the
+ * functions an earlier run of the same command compiled instead of compiling them again. The
+ * cache is one file per command (so `--help` does not decide what `eval` gets), keyed by the
+ * bundle's path, size and mtime and by the Node version and architecture (V8 itself checks
+ * only the source's length and its flags); it is written at exit by rename when it was missing
+ * or V8 refused it, replacing the entries of earlier builds, and anything unreadable is a miss.
+ * `ENVROLL_CACHE_DIR=off` turns it off (the bundle is then plainly required).
+ */
+import "../bin/wasm-flags.mjs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+import { defaultCacheDir } from "envroll/cache-dir.mjs";
+
+const BUNDLE = fileURLToPath(new URL("./main.cjs", import.meta.url));
+
+// The bundle is CommonJS, which has no import.meta, and code run by a vm.Script may not call
+// import() without an experimental flag: it resolves and imports (user modules, tsx, Node
+// built-ins) through this module, which sits in the same folder, so both are what they would
+// be from the bundle itself.
+globalThis[Symbol.for("envroll.cli.resolve")] = (specifier) => import.meta.resolve(specifier);
+globalThis[Symbol.for("envroll.cli.import")] = (specifier) => import(specifier);
+
+const hash = (...parts) => createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 16);
+
+/** `cli-<bundle path>-<command>-<build, Node>.v8`: a rebuild replaces its command's entry. */
+function cacheFile(dir) {
+  const st = statSync(BUNDLE);
+  const command = /^[a-z][a-z-]*$/.test(process.argv[2] ?? "") ? process.argv[2] : "other";
+  const prefix = `cli-${hash(BUNDLE)}-${command}-`;
+  return {
+    dir,
+    prefix,
+    file: join(dir, `${prefix}${hash(st.size, st.mtimeMs, process.version, process.arch)}.v8`),
+  };
+}
+
+function readCache(file) {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache({ dir, prefix, file }, script) {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, script.createCachedData());
+    renameSync(tmp, file);
+    // Entries of earlier builds of this bundle are dead (each rebuild has a new mtime).
+    for (const name of readdirSync(dir))
+      if (name.startsWith(prefix) && name.endsWith(".v8") && join(dir, name) !== file)
+        rmSync(join(dir, name), { force: true });
+  } catch {
+    // A cache that cannot be written only costs the next start-up its speed.
+  }
+}
+
+const dir = defaultCacheDir();
+if (dir === null) {
+  createRequire(import.meta.url)(BUNDLE);
+} else {
+  const entry = cacheFile(dir);
+  const cachedData = readCache(entry.file);
+  const source = readFileSync(BUNDLE, "utf8");
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: BUNDLE,
+    cachedData,
+  });
+  // Written at exit, so the cache holds every function this command compiled.
+  if (cachedData === undefined || script.cachedDataRejected)
+    process.once("exit", () => writeCache(entry, script));
+  const module = { exports: {}, filename: BUNDLE, id: BUNDLE, loaded: false };
+  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+}
