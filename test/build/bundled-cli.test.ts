@@ -11,20 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { builtIsCurrent } from "../../packages/core/build-stamp.mjs";
 import { onlyRunDir, ROOT } from "../cli/cli-helpers.ts";
-
-const MAIN = join(ROOT, "packages", "cli", "dist", "main.js");
-
-function ensureBuilt(): void {
-  if (["packages/core", "packages/engine", "packages/cli"].every((d) => builtIsCurrent(join(ROOT, d))))
-    return;
-  const r = spawnSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, r.stderr);
-}
+import { ensureBuilt, MAIN } from "./built.ts";
 
 /**
  * Preloaded into the CLI: writes every module the process loaded (ESM through a load hook,

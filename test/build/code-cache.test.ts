@@ -10,20 +10,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { builtIsCurrent } from "../../packages/core/build-stamp.mjs";
 import { ROOT } from "../cli/cli-helpers.ts";
-
-const MAIN = join(ROOT, "packages", "cli", "dist", "main.js");
-
-function ensureBuilt(): void {
-  if (["packages/core", "packages/engine", "packages/cli"].every((d) => builtIsCurrent(join(ROOT, d))))
-    return;
-  const r = spawnSync(process.execPath, [join(ROOT, "scripts", "build.mjs")], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, r.stderr);
-}
+import { ensureBuilt, MAIN } from "./built.ts";
 
 function run(cacheDir: string, args: string[]) {
   const r = spawnSync(process.execPath, [MAIN, ...args], {
