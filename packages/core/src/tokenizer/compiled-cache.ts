@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
-import { defaultCacheDir } from "../../cache-dir.mjs";
+import { defaultCacheDir } from "envroll/cache-dir.mjs";
 import type { MergeTableArrays } from "./merge-table.ts";
 import { PackedTokenList } from "./token-list.ts";
 
