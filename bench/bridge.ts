@@ -195,45 +195,49 @@ export async function bridge(o: BenchOptions): Promise<Figure[]> {
         train_turn_ms: t.series[j]!,
       }));
   }
-  const bRatio = median(bridgeRatio);
-  const fRatio = median(renderRatio);
-  const tRatio = median(trainRatio);
+  type Column = "bridge_ms" | "rerender_ms" | "train_turn_ms";
+  const figure = (
+    name: string,
+    reps: number[],
+    column: Column,
+    target: string,
+    met: (v: number) => boolean,
+    extra: Record<string, unknown> = {},
+  ): Figure => {
+    const value = median(reps);
+    return {
+      name,
+      value,
+      unit: "ratio",
+      target,
+      met: met(value),
+      reps,
+      episodes,
+      turn2_ms: series[0]![column],
+      turn32_ms: series.at(-1)![column],
+      ...extra,
+    };
+  };
   return [
-    {
-      name: "bridge_turn32_over_turn2",
-      value: bRatio,
-      unit: "ratio",
-      target: "<= 1.5",
-      met: bRatio <= 1.5 && mismatches === 0,
-      reps: bridgeRatio,
-      episodes,
-      turn2_ms: series[0]!.bridge_ms,
-      turn32_ms: series.at(-1)!.bridge_ms,
-      bridged_ids_differing_from_full_render: mismatches,
-      series,
-    },
-    {
-      name: "bridge_train_turn32_over_turn2",
-      value: tRatio,
-      unit: "ratio",
-      target: "<= 1.5",
-      met: tRatio <= 1.5 && trainMismatches === 0,
-      reps: trainRatio,
-      episodes,
-      turn2_ms: series[0]!.train_turn_ms,
-      turn32_ms: series.at(-1)!.train_turn_ms,
-      bridged_ids_differing_from_full_render: trainMismatches,
-    },
-    {
-      name: "rerender_turn32_over_turn2",
-      value: fRatio,
-      unit: "ratio",
-      target: "grows (> 1.5)",
-      met: fRatio > 1.5,
-      reps: renderRatio,
-      episodes,
-      turn2_ms: series[0]!.rerender_ms,
-      turn32_ms: series.at(-1)!.rerender_ms,
-    },
+    figure(
+      "bridge_turn32_over_turn2",
+      bridgeRatio,
+      "bridge_ms",
+      "<= 1.5",
+      (v) => v <= 1.5 && mismatches === 0,
+      {
+        bridged_ids_differing_from_full_render: mismatches,
+        series,
+      },
+    ),
+    figure(
+      "bridge_train_turn32_over_turn2",
+      trainRatio,
+      "train_turn_ms",
+      "<= 1.5",
+      (v) => v <= 1.5 && trainMismatches === 0,
+      { bridged_ids_differing_from_full_render: trainMismatches },
+    ),
+    figure("rerender_turn32_over_turn2", renderRatio, "rerender_ms", "grows (> 1.5)", (v) => v > 1.5),
   ];
 }
