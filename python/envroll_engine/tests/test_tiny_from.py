@@ -13,7 +13,7 @@ from envroll_engine.model import eos_token_ids, load
 from envroll_engine.scoring import token_logprobs
 from envroll_engine.tiny_folders import LLAMA_3_1, write_tiny_folder
 
-from conftest import SEED, Spawned
+from engine_spawn import SEED, Spawned
 
 TOL = 1e-5
 EOT = 128009  # <|eot_id|>
