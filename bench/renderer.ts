@@ -8,7 +8,7 @@
  * parse), so the ratio is a conservative view of the renderer's cost.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
@@ -45,8 +45,14 @@ interface Prepared extends Conversation {
 /**
  * The same texts through the Python binding (synchronous Rust encode, timed inside Python), as a
  * second native reference without the Node binding's per-call promise and thread-pool hop.
- * NaN when python3 or its `tokenizers` package is missing.
+ * Runs in the project's .venv (made by scripts/py-env.mjs, which installs `tokenizers`) when it
+ * exists, else python3 from PATH; NaN when neither has the `tokenizers` package.
  */
+function python(): string {
+  const venv = join(ROOT, ".venv/bin/python");
+  return existsSync(venv) ? venv : "python3";
+}
+
 async function pythonRates(tokenizerJson: string, passes: string[][]): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), "envroll-bench-"));
   try {
@@ -54,7 +60,7 @@ async function pythonRates(tokenizerJson: string, passes: string[][]): Promise<n
     writeFileSync(file, JSON.stringify(passes));
     const script = join(ROOT, "bench/lib/native_encode.py");
     const out = await new Promise<string>((resolve, reject) =>
-      execFile("python3", [script, tokenizerJson, file], (err, stdout) =>
+      execFile(python(), [script, tokenizerJson, file], (err, stdout) =>
         err ? reject(err) : resolve(stdout),
       ),
     );
