@@ -24,9 +24,9 @@ import { type RenderTracker, withRenderTracker } from "./jinja-python-semantics.
  * one is rejected up front. They are Latin-1, so an ASCII or Latin-1 render stays a one-byte
  * string (half the bytes to copy, compare and tokenize as with characters above U+00FF).
  */
-const MARK = "\u0081";
-const MARK_END = "\u008D";
-const LOOP_END = "\u008F";
+export const MARK = "\u0081";
+export const MARK_END = "\u008D";
+export const LOOP_END = "\u008F";
 export const MARKER_CHARS = /[\u0081\u008D\u008F]/;
 
 export interface MarkedText {
@@ -143,6 +143,20 @@ export function renderMarked(
 ): MarkedText | null {
   const tracker = new MessageTracker(memo);
   const raw = withRenderTracker(tracker, () => template.render(ctx));
+  return readMarks(raw, messageCount, memo?.previousMarked ?? null, tracker.memo);
+}
+
+/**
+ * Message spans from a marked output (the library's under the tracker, or the compiled
+ * evaluator's, which marks the same places); `previousMarked` and `loopMemo` are those of an
+ * incremental render.
+ */
+export function readMarks(
+  raw: string,
+  messageCount: number,
+  previousMarked: MarkedText | null = null,
+  loopMemo: LoopMemo | null = null,
+): MarkedText | null {
   const starts = new Array<number>(messageCount).fill(-1);
   const rawStarts = new Array<number>(messageCount).fill(-1);
   // Pieces joined once: one flat string (the bridge compares and slices it) in one copy.
@@ -152,9 +166,9 @@ export function renderMarked(
   let prevIndex = -1;
   let loopEnd = -1;
   let sawMessage = false;
-  const resume = memo?.previousMarked ? resumePoint(memo.previousMarked, raw, messageCount) : null;
+  const resume = previousMarked ? resumePoint(previousMarked, raw, messageCount) : null;
   if (resume) {
-    const p = memo!.previousMarked!;
+    const p = previousMarked!;
     const k = resume.message;
     pieces.push(p.text.slice(0, p.starts[k]));
     length = p.starts[k]!;
@@ -194,9 +208,9 @@ export function renderMarked(
   const lastStart = Math.max(...starts);
   if (loopEnd < lastStart) return null;
   const text = pieces.join("");
-  if (!tracker.memo) return { text, starts, loopEnd };
-  const { recorded, replayed, evaluated } = tracker.memo;
-  const reused = resume ? memo!.previousMarked!.starts[resume.message]! : 0;
+  if (!loopMemo) return { text, starts, loopEnd };
+  const { recorded, replayed, evaluated } = loopMemo;
+  const reused = resume ? previousMarked!.starts[resume.message]! : 0;
   return {
     text,
     starts,

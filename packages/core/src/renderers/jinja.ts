@@ -21,6 +21,7 @@ import { parseDeepSeekToolCalls } from "./deepseek-tool-calls.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
 import { MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./jinja-attribution.ts";
 import { type BridgeContext, jinjaBridge } from "./jinja-bridge.ts";
+import { TemplateEvaluator } from "./jinja-evaluator.ts";
 import { definedNames } from "./jinja-loop-shape.ts";
 import { indexIn, messagesVariable, messageValues } from "./jinja-message-values.ts";
 import { prefixDiffOwners } from "./jinja-prefix-owners.ts";
@@ -73,6 +74,8 @@ export class JinjaRenderer implements Renderer {
   private readonly toolIds: { open: number; close: number } | null;
   private opener: string | null = null;
   private readonly defined: ReadonlySet<string>;
+  /** The compiled evaluator, or the library where the template uses what it lacks. */
+  readonly evaluator: TemplateEvaluator;
   /** False when the template or its variables hold the attribution markers (never marked). */
   private readonly markable: boolean;
   /** The prompts this renderer produced (text and loop records), for the next turn's bridge. */
@@ -88,6 +91,7 @@ export class JinjaRenderer implements Renderer {
     patchJinjaPythonSemantics();
     this.template = new Template(source);
     this.defined = definedNames(this.template.parsed);
+    this.evaluator = new TemplateEvaluator(this.template, this.defined);
     this.markable =
       !MARKER_CHARS.test(source) && !MARKER_CHARS.test(JSON.stringify(options.templateVars ?? {}));
     // `raise_exception` and `strftime_now` are built into @huggingface/jinja.
@@ -150,7 +154,7 @@ export class JinjaRenderer implements Renderer {
 
   /** The template's text for these inputs (HF `apply_chat_template(tokenize=False)`). */
   renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
-    return this.template.render(this.context(messages, options));
+    return this.evaluator.text(this.context(messages, options));
   }
 
   /**
@@ -187,7 +191,7 @@ export class JinjaRenderer implements Renderer {
     if (!this.markable || (options.tools && MARKER_CHARS.test(JSON.stringify(options.tools)))) return null;
     if (previous === undefined) {
       if (messages.some((m) => MARKER_CHARS.test(JSON.stringify(m)))) return null;
-      return renderMarked(this.template, this.context(messages, options), messages.length);
+      return this.evaluator.marked(this.context(messages, options), messages.length);
     }
     const values = messageValues(messages, previous?.values ?? null, toPlain);
     if (values.some((v) => v.hasMarker)) return null;
@@ -206,7 +210,9 @@ export class JinjaRenderer implements Renderer {
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
     assertWellFormed(messages);
     const prompt = options.addGenerationPrompt === true;
-    const owned = this.renderOwned(messages, options, prompt);
+    // No loop records: the compiled evaluator keeps none, and a bridge from this prompt
+    // records its own (one library render of the conversation, then incremental ones).
+    const owned = this.renderOwned(messages, options);
     const tokens = tokenizeSegments(this.tokenizer, this.segments(messages, owned, 0));
     if (prompt) this.prompts.remember(tokens.tokenIds, owned.text, owned.state ?? null);
     return { ...tokens, messageRoles: messageRoles(messages), messageToolNames: messageToolNames(messages) };
