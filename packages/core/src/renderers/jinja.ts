@@ -327,7 +327,10 @@ function rangeFlags(length: number, from: number, ranges: readonly [number, numb
   return flags;
 }
 
-/** Cuts `text[from:]` wherever the owner or the sampled/content flags change. */
+/**
+ * Cuts `text[from:]` wherever the owner or the sampled/content flags change (one pass over
+ * three typed arrays, nothing allocated per character).
+ */
 function toSegments(
   text: string,
   owner: Int32Array,
@@ -339,26 +342,21 @@ function toSegments(
   const out: Segment[] = [];
   const isSampled = rangeFlags(text.length, from, sampled);
   const isContent = rangeFlags(text.length, from, content);
-  const flags = (c: number) => {
-    const s = isSampled[c] === 1;
-    const k = owner[c]!;
-    return { messageIndex: k >= 0 ? k - indexBase : -1, sampled: s, content: s || isContent[c] === 1 };
-  };
+  const n = text.length;
   let start = from;
-  let cur = from < text.length ? flags(from) : null;
-  for (let c = from + 1; c <= text.length; c++) {
-    const next = c < text.length ? flags(c) : null;
-    if (
-      cur &&
-      (next === null ||
-        next.messageIndex !== cur.messageIndex ||
-        next.sampled !== cur.sampled ||
-        next.content !== cur.content)
-    ) {
-      out.push({ text: text.slice(start, c), ...cur });
-      start = c;
-      cur = next;
-    }
+  while (start < n) {
+    const k = owner[start]!;
+    const s = isSampled[start]!;
+    const c = s | isContent[start]!;
+    let end = start + 1;
+    while (end < n && owner[end] === k && isSampled[end] === s && (s | isContent[end]!) === c) end++;
+    out.push({
+      text: text.slice(start, end),
+      messageIndex: k >= 0 ? k - indexBase : -1,
+      sampled: s === 1,
+      content: c === 1,
+    });
+    start = end;
   }
   return out;
 }

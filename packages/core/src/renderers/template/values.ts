@@ -125,6 +125,7 @@ export function toJSON(v: unknown, o: JSONOptions, depth: number, undefinedToNul
   const base = `\n${pad.repeat(depth)}`;
   const child = base + pad;
   if (Array.isArray(v)) {
+    if (TUPLES.has(v)) throw new Error("Cannot convert to JSON: TupleValue");
     const core = v.map((x) => toJSON(x, o, depth + 1, undefinedToNull));
     return indent && core.length > 0
       ? `[${child}${core.join(`${itemSep}${child}`)}${base}]`
