@@ -7,6 +7,10 @@
  * history, for the generic renderer on Llama 3.1's template and for native Qwen3; a flat
  * bridge keeps turn 32 within 1.5× of turn 2.
  *
+ * (c) The same for a FRESH conversation every pass (new texts, so nothing a previous render
+ * left — the tokenizer's per-span cache included — can make it free): what a render costs the
+ * first time a conversation is seen; no target, the tokenizer's BPE work dominates it.
+ *
  * Renders are timed as CPU ms per render (process.cpuUsage over the passes; the wall median is
  * reported too): on this shared machine wall time mostly measures the other processes. Passes
  * alternate between the renderers in every repetition so machine load hits them alike;
@@ -47,6 +51,16 @@ function warmMs(r: Renderer, msgs: RenderMessage[], passes: number): { wall: num
   }
   const cpu = process.cpuUsage(cpu0);
   return { wall: median(times), cpu: (cpu.user + cpu.system) / 1000 / passes };
+}
+
+/** Mean CPU ms of a render of a conversation never rendered before (one per pass). */
+function freshMs(r: Renderer, salt: string, passes: number): number {
+  const convs = Array.from({ length: passes + 3 }, (_, i) => conversation(`${salt}f${i}`, MESSAGES));
+  for (let i = 0; i < 3; i++) r.render(convs[i]!, { addGenerationPrompt: true });
+  const cpu0 = process.cpuUsage();
+  for (let i = 3; i < convs.length; i++) r.render(convs[i]!, { addGenerationPrompt: true });
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / 1000 / passes;
 }
 
 /**
@@ -110,9 +124,11 @@ export async function genericRenderer(o: BenchOptions): Promise<Figure[]> {
   const renderers: Record<string, Renderer> = Object.fromEntries(TEMPLATES.map((t) => [t, generic(t)]));
   const native = createRenderer("qwen3");
   const renderReps: Record<string, number[]> = { native_qwen3: [] };
+  const freshReps: Record<string, number[]> = { native_qwen3: [] };
   const wallReps: Record<string, number[]> = { native_qwen3: [] };
   for (const t of TEMPLATES) {
     renderReps[t] = [];
+    freshReps[t] = [];
     wallReps[t] = [];
   }
   const ratio: number[] = [];
@@ -137,6 +153,12 @@ export async function genericRenderer(o: BenchOptions): Promise<Figure[]> {
       renderReps[name]!.push(m.cpu);
       wallReps[name]!.push(m.wall);
     }
+    for (const [name, r] of [
+      ...TEMPLATES.map((t) => [t, renderers[t]!] as const),
+      ["native_qwen3", native] as const,
+    ])
+      // Salted by renderer too: renderers sharing a tokenizer must not warm each other's spans.
+      freshReps[name]!.push(freshMs(r, `${name}rep${rep}`, passes));
     ratio.push(renderReps.qwen3!.at(-1)! / renderReps.native_qwen3!.at(-1)!);
     const runs: Record<string, ReturnType<typeof episode>[]> = { generic_llama3_1: [], native_qwen3: [] };
     for (let e = 0; e < episodes; e++) {
@@ -177,6 +199,17 @@ export async function genericRenderer(o: BenchOptions): Promise<Figure[]> {
       reps: renderReps[t]!,
       measure: "CPU ms per warm render",
       wall_ms_median: median(wallReps[t]!),
+      passes,
+    });
+  }
+  for (const name of [...TEMPLATES.map((t) => `generic_render_130_${t}`), "native_qwen3_render_130"]) {
+    const key = name.startsWith("generic_") ? name.slice("generic_render_130_".length) : "native_qwen3";
+    figures.push({
+      name: `${name}_fresh_ms`,
+      value: median(freshReps[key]!),
+      unit: "ms",
+      reps: freshReps[key]!,
+      measure: "CPU ms per render of a conversation not rendered before (a new one each pass)",
       passes,
     });
   }
