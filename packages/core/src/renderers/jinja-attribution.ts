@@ -29,6 +29,21 @@ export const MARK_END = "\u008D";
 export const LOOP_END = "\u008F";
 export const MARKER_CHARS = /[\u0081\u008D\u008F]/;
 
+/** Whether any string or key in a JSON-like value holds a marker (what its JSON would hold). */
+export function holdsMarker(x: unknown, depth = 0): boolean {
+  if (typeof x === "string") return MARKER_CHARS.test(x);
+  if (x === null || typeof x !== "object" || depth > 64) return false;
+  if (Array.isArray(x)) {
+    for (const v of x) if (holdsMarker(v, depth + 1)) return true;
+    return false;
+  }
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    if (MARKER_CHARS.test(k) || holdsMarker((x as Record<string, unknown>)[k], depth + 1)) return true;
+  }
+  return false;
+}
+
 export interface MarkedText {
   text: string;
   /** Start offset of each message's output, or -1 when it produced none. */

@@ -16,16 +16,23 @@
 import { Template } from "@huggingface/jinja";
 import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
-import { type Segment, tokenizeSegments } from "./attribution.ts";
+import type { Segment } from "./attribution.ts";
 import { parseDeepSeekToolCalls } from "./deepseek-tool-calls.ts";
 import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
-import { MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./jinja-attribution.ts";
+import {
+  holdsMarker,
+  MARKER_CHARS,
+  type MarkedText,
+  ownersFromMarks,
+  renderMarked,
+} from "./jinja-attribution.ts";
 import { type BridgeContext, jinjaBridge } from "./jinja-bridge.ts";
 import { TemplateEvaluator } from "./jinja-evaluator.ts";
 import { definedNames } from "./jinja-loop-shape.ts";
 import { indexIn, messagesVariable, messageValues } from "./jinja-message-values.ts";
 import { prefixDiffOwners } from "./jinja-prefix-owners.ts";
 import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
+import { type Spans, tokenizeOwned, toSegments } from "./jinja-segments.ts";
 import { PromptRecords, type RenderState } from "./jinja-sessions.ts";
 import { assertWellFormed, contentText, messageRoles, messageToolNames } from "./messages.ts";
 import { PyFloat } from "./py-json.ts";
@@ -188,9 +195,9 @@ export class JinjaRenderer implements Renderer {
     options: RenderOptions,
     previous?: RenderState | null,
   ): (MarkedText & { state?: RenderState }) | null {
-    if (!this.markable || (options.tools && MARKER_CHARS.test(JSON.stringify(options.tools)))) return null;
+    if (!this.markable || (options.tools && holdsMarker(options.tools))) return null;
     if (previous === undefined) {
-      if (messages.some((m) => MARKER_CHARS.test(JSON.stringify(m)))) return null;
+      if (holdsMarker(messages)) return null;
       return this.evaluator.marked(this.context(messages, options), messages.length);
     }
     const values = messageValues(messages, previous?.values ?? null, toPlain);
@@ -213,7 +220,7 @@ export class JinjaRenderer implements Renderer {
     // No loop records: the compiled evaluator keeps none, and a bridge from this prompt
     // records its own (one library render of the conversation, then incremental ones).
     const owned = this.renderOwned(messages, options);
-    const tokens = tokenizeSegments(this.tokenizer, this.segments(messages, owned, 0));
+    const tokens = tokenizeOwned(this.tokenizer, owned.text, owned.owner, this.spans(messages, owned, 0));
     if (prompt) this.prompts.remember(tokens.tokenIds, owned.text, owned.state ?? null);
     return { ...tokens, messageRoles: messageRoles(messages), messageToolNames: messageToolNames(messages) };
   }
@@ -224,6 +231,11 @@ export class JinjaRenderer implements Renderer {
    * last stop token; other messages' body is where their content string appears in their part.
    */
   segments(messages: readonly RenderMessage[], owned: OwnedText, from: number, indexBase = 0): Segment[] {
+    return toSegments(owned.text, owned.owner, from, indexBase, this.spans(messages, owned, from));
+  }
+
+  /** The sampled and body ranges of `owned.text[from:]` (see `segments`). */
+  private spans(messages: readonly RenderMessage[], owned: OwnedText, from: number): Spans {
     const { text, owner } = owned;
     const sampled: [number, number][] = [];
     const content: [number, number][] = [];
@@ -246,7 +258,7 @@ export class JinjaRenderer implements Renderer {
       }
       s = e;
     }
-    return toSegments(text, owner, from, indexBase, sampled, content);
+    return { sampled, content };
   }
 
   /** What the template writes to open an assistant turn (its generation prompt), cached. */
@@ -318,47 +330,6 @@ function commonPrefix(a: string, b: string): number {
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
-}
-
-/** 1 at every offset of `text[from:]` inside one of the ranges (one pass, whatever their number). */
-function rangeFlags(length: number, from: number, ranges: readonly [number, number][]): Uint8Array {
-  const flags = new Uint8Array(length);
-  for (const [s, e] of ranges) flags.fill(1, Math.max(s, from), Math.max(from, Math.min(e, length)));
-  return flags;
-}
-
-/**
- * Cuts `text[from:]` wherever the owner or the sampled/content flags change (one pass over
- * three typed arrays, nothing allocated per character).
- */
-function toSegments(
-  text: string,
-  owner: Int32Array,
-  from: number,
-  indexBase: number,
-  sampled: readonly [number, number][],
-  content: readonly [number, number][],
-): Segment[] {
-  const out: Segment[] = [];
-  const isSampled = rangeFlags(text.length, from, sampled);
-  const isContent = rangeFlags(text.length, from, content);
-  const n = text.length;
-  let start = from;
-  while (start < n) {
-    const k = owner[start]!;
-    const s = isSampled[start]!;
-    const c = s | isContent[start]!;
-    let end = start + 1;
-    while (end < n && owner[end] === k && isSampled[end] === s && (s | isContent[end]!) === c) end++;
-    out.push({
-      text: text.slice(start, end),
-      messageIndex: k >= 0 ? k - indexBase : -1,
-      sampled: s === 1,
-      content: c === 1,
-    });
-    start = end;
-  }
-  return out;
 }
 
 /** Plain JSON values for the template engine (PyFloat → number, bigint → number). */

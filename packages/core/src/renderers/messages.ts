@@ -65,7 +65,8 @@ export function messageToolNames(messages: readonly RenderMessage[]): (string | 
   });
 }
 
-const LONE_SURROGATE = /\p{Cs}/u;
+/** No lone surrogate (`String.prototype.isWellFormed`, Node 20; not yet in the ES2023 lib types). */
+const wellFormed = (s: string) => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * A lone UTF-16 surrogate cannot be encoded as UTF-8: HF raises, so renderers do too, naming
@@ -73,10 +74,10 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 export function assertWellFormed(messages: readonly RenderMessage[]): void {
   const bad = (x: unknown, depth: number): boolean => {
-    if (typeof x === "string") return LONE_SURROGATE.test(x);
+    if (typeof x === "string") return !wellFormed(x);
     if (depth > 32 || x === null || typeof x !== "object") return false;
     if (Array.isArray(x)) return x.some((v) => bad(v, depth + 1));
-    return Object.entries(x).some(([k, v]) => LONE_SURROGATE.test(k) || bad(v, depth + 1));
+    return Object.entries(x).some(([k, v]) => !wellFormed(k) || bad(v, depth + 1));
   };
   for (let i = 0; i < messages.length; i++) {
     if (bad(messages[i], 0))
