@@ -1,7 +1,9 @@
 /**
  * The generic renderer: any HF chat template (tokenizer_config.json `chat_template` or a
- * checkpoint's chat_template.jinja) run through `@huggingface/jinja`, tokenized with the
- * matching tokenizer. It is for families without a hand-written renderer, so it promises less:
+ * checkpoint's chat_template.jinja) parsed by `@huggingface/jinja` and run by envroll's compiled
+ * evaluator (`template/`; the library's interpreter where the template uses what the compiler
+ * lacks, see `jinja-evaluator.ts`), tokenized with the matching tokenizer. It is for families
+ * without a hand-written renderer, so it promises less:
  * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass),
  *   except that `tojson` prints floats the JavaScript way (`1.0` → `1`, `1e-05` → `0.00001`);
  * - attribution comes from one instrumented render (`jinja-attribution.ts`; prefix diffs for
