@@ -153,11 +153,11 @@ export async function genericRenderer(o: BenchOptions): Promise<Figure[]> {
       renderReps[name]!.push(m.cpu);
       wallReps[name]!.push(m.wall);
     }
+    // Salted by renderer too: renderers sharing a tokenizer must not warm each other's spans.
     for (const [name, r] of [
       ...TEMPLATES.map((t) => [t, renderers[t]!] as const),
       ["native_qwen3", native] as const,
     ])
-      // Salted by renderer too: renderers sharing a tokenizer must not warm each other's spans.
       freshReps[name]!.push(freshMs(r, `${name}rep${rep}`, passes));
     ratio.push(renderReps.qwen3!.at(-1)! / renderReps.native_qwen3!.at(-1)!);
     const runs: Record<string, ReturnType<typeof episode>[]> = { generic_llama3_1: [], native_qwen3: [] };
