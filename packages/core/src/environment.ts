@@ -98,23 +98,27 @@ export async function loadEnvironment(
   if (checked && !checked.success)
     throw configErrorFromIssues(checked.error.issues, config.harness.runtime, schema, "harness.runtime");
 
-  let rows: TaskData[];
+  let loaded: TaskData[];
   try {
-    rows = await taskset.load(tasksetFields(config));
+    loaded = await taskset.load(tasksetFields(config), { limit: config.shuffle ? null : config.num_tasks });
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     throw new ConfigError(`taskset: loading "${taskset.id}" failed: ${errorMessage(e)}`, { path: "taskset" });
   }
-  if (taskset.dataSchema) {
-    rows = rows.map((r, i) => {
-      const p = taskset.dataSchema!.safeParse(r);
-      if (!p.success)
-        throw new ConfigError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
-      return p.data as TaskData;
-    });
-  }
-  if (config.shuffle) rows = shuffle(rows, mulberry32(0));
-  if (config.num_tasks !== null) rows = rows.slice(0, config.num_tasks);
+  // Positions in the loaded rows (the same permutation as shuffling the rows themselves), so an
+  // invalid row is named by its place in the dataset.
+  let picked = loaded.map((_, i) => i);
+  if (config.shuffle) picked = shuffle(picked, mulberry32(0));
+  if (config.num_tasks !== null) picked = picked.slice(0, config.num_tasks);
+  // Only the rows the run uses are validated: checking all 2,400 of a dataset for `-n 1` was a
+  // tenth of an eval's start-up.
+  const dataSchema = taskset.dataSchema;
+  const rows = picked.map((i) => {
+    if (!dataSchema) return loaded[i]!;
+    const p = dataSchema.safeParse(loaded[i]);
+    if (!p.success) throw new ConfigError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
+    return p.data as TaskData;
+  });
   // Last: judges open clients, so nothing that can still fail comes after them. Resolving again
   // is a no-op for a loaded config and checks one built in code.
   const judges = await loadJudges(resolveJudgeConfigs(config.taskset.task.judges, taskset), options.judges);

@@ -171,6 +171,11 @@ export interface ReferenceContext<D extends TaskData = TaskData> {
   rng: () => number;
 }
 
+/** What a run will use of `Taskset.load`'s rows. */
+export interface LoadHint {
+  limit: number | null;
+}
+
 export interface Taskset<D extends TaskData = TaskData, C = Record<string, unknown>> extends TaskHandlers<D> {
   id: string;
   description?: string;
@@ -182,7 +187,12 @@ export interface Taskset<D extends TaskData = TaskData, C = Record<string, unkno
   defaults?: Record<string, unknown>;
   /** Default runtime for scoring model-written code (e.g. `{ type: "sandbox" }`). */
   runtime?: { type: string; [key: string]: unknown };
-  load(config: C): MaybePromise<D[]>;
+  /**
+   * The task rows. `hint.limit` (null: all) is how many the run uses — the first ones, since a
+   * shuffled run asks for all: a taskset may stop reading there (start-up of a short eval), and
+   * rows beyond it are ignored either way.
+   */
+  load(config: C, hint?: LoadHint): MaybePromise<D[]>;
   /**
    * The reference solution the built-in engine's `reference` policy plays, so `validate` and an
    * offline `eval` show a meaningful reward without a model. Called on every turn; null (or no

@@ -45,9 +45,9 @@ export default defineTaskset<ReverseTextData, ReverseTextConfig>({
   // tokens each), so SGLang's default of 128 new tokens would cut most long answers before the
   // closing tag and score them 0. A config's own sampling.max_tokens still wins.
   defaults: { harness: { id: "null" }, sampling: { max_tokens: 1024 } },
-  async load(config) {
+  async load(config, hint) {
     const { split, dataset_path } = ReverseTextConfigSchema.parse(config ?? {});
-    const prompts = await readPrompts(dataset_path ?? builtinDatasetPath(split));
+    const prompts = await readPrompts(dataset_path ?? builtinDatasetPath(split), hint?.limit ?? null);
     return prompts.map((p, i) => makeTask(i, p));
   },
   rewards: [{ name: "lcs", weight: 1.0, fn: ({ task, trace }) => lcsReward(trace.lastReply, task.answer) }],
