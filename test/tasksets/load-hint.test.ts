@@ -12,8 +12,8 @@ import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { mulberry32, shuffle } from "../../packages/core/src/random.ts";
 import { defineTaskset, type LoadHint } from "../../packages/core/src/task.ts";
-import reverseText from "../../packages/core/src/tasksets/reverse-text/index.ts";
 import { readPrompts } from "../../packages/core/src/tasksets/reverse-text/dataset.ts";
+import reverseText from "../../packages/core/src/tasksets/reverse-text/index.ts";
 
 const SIZE = 20;
 const hints: (LoadHint | undefined)[] = [];
@@ -22,12 +22,10 @@ let parsed = 0;
 const taskset = defineTaskset({
   id: "hinted",
   defaults: { harness: { id: "null" } },
-  dataSchema: z
-    .object({ idx: z.number(), prompt: z.string() })
-    .transform((d) => {
-      parsed++;
-      return d;
-    }),
+  dataSchema: z.object({ idx: z.number(), prompt: z.string() }).transform((d) => {
+    parsed++;
+    return d;
+  }),
   load: (_c: Record<string, unknown>, hint?: LoadHint) => {
     hints.push(hint);
     return Array.from({ length: SIZE }, (_, i) => (i === 7 ? { idx: i } : { idx: i, prompt: `p${i}` })) as {
@@ -69,8 +67,8 @@ test("a shuffled run asks for every row, keeps the seeded order and names bad ro
 });
 
 test("reverse-text reads only the rows asked for, the same ones a full load starts with", async () => {
-  const full = await reverseText.load({}, { limit: null });
-  const three = await reverseText.load({}, { limit: 3 });
+  const full = await reverseText.load({ split: "train", dataset_path: null }, { limit: null });
+  const three = await reverseText.load({ split: "train", dataset_path: null }, { limit: 3 });
   assert.ok(full.length > 1000);
   assert.deepEqual(three, full.slice(0, 3));
   const dir = mkdtempSync(join(tmpdir(), "envroll-load-hint-"));

@@ -116,7 +116,8 @@ export async function loadEnvironment(
   const rows = picked.map((i) => {
     if (!dataSchema) return loaded[i]!;
     const p = dataSchema.safeParse(loaded[i]);
-    if (!p.success) throw new ConfigError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
+    if (!p.success)
+      throw new ConfigError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
     return p.data as TaskData;
   });
   // Last: judges open clients, so nothing that can still fail comes after them. Resolving again
