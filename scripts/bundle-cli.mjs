@@ -137,6 +137,7 @@ export async function bundleCli(root, pkgDir) {
     minifyWhitespace: true,
     minifySyntax: true,
     metafile: Boolean(process.env.ENVROLL_BUNDLE_META),
+    sourcemap: process.env.ENVROLL_BUNDLE_META ? "external" : false,
   });
   if (result.metafile) writeFileSync(process.env.ENVROLL_BUNDLE_META, JSON.stringify(result.metafile));
   const bundle = readFileSync(join(out, "main.cjs"), "utf8");
