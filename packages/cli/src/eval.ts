@@ -143,7 +143,7 @@ export async function runEval(
       initial: total - todo,
       ...(config.verbose || !config.rich ? { tty: false } : {}),
     });
-    progress.start();
+    await progress.start();
     const started = Date.now();
     const w = writer;
     let delivered = 0;

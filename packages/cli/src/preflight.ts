@@ -6,9 +6,9 @@
  * SGLang (TrainClient): `GET /get_model_info` (→ `model_path`), then `/v1/models`, then
  * `/health` for servers that have neither. OpenAI-compatible (EvalClient): `GET {base_url}/models`.
  */
-import { type ClientRequest, request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { ClientRequest } from "node:http";
 import type { ClientConfig } from "envroll/internal/config/schema.ts";
+import { H1Client } from "envroll/internal/transport/h1.ts";
 import { apiKey } from "./client-factory.ts";
 
 export class PreflightError extends Error {
@@ -34,16 +34,49 @@ function causeOf(e: unknown): string {
   return err instanceof Error ? err.message : String(e);
 }
 
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // not JSON: keep the text
+  }
+}
+
 /**
- * One GET with node:http (not fetch, whose blocked-port list would refuse servers on ports such
- * as 6000 that the transport reaches fine).
+ * One GET over plain HTTP with the transport's own HTTP/1.1 client, which `/generate` uses too:
+ * node:http (with its agent, parser and stream layers) would be loaded for this request alone,
+ * a few percent of the CLI's start-up. fetch is out either way: its blocked-port list refuses
+ * servers on ports such as 6000 that the transport reaches fine.
  */
-function get(url: string, headers: Record<string, string>): Promise<Probe> {
+function getHttp(url: URL, headers: Record<string, string>): Promise<Probe> {
+  const client = new H1Client({
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: url.port === "" ? 80 : Number(url.port),
+    connections: 1,
+    connectTimeoutMs: TIMEOUT_MS,
+    keepAliveTimeoutMs: 0,
+  });
+  return new Promise<Probe>((resolve, reject) => {
+    const fail = (why: string) => reject(new PreflightError(`cannot reach ${url.href}: ${why}`));
+    const timer = setTimeout(() => {
+      call.abort(new Error(`no answer within ${TIMEOUT_MS / 1000} s`));
+    }, TIMEOUT_MS);
+    const call = client.send({ method: "GET", path: `${url.pathname}${url.search}`, headers }, (e, reply) => {
+      clearTimeout(timer);
+      if (e) fail(causeOf(e));
+      else resolve({ status: reply!.status, body: parsed(reply!.text.slice(0, 1_000_000)), url: url.href });
+    });
+  }).finally(() => client.destroy());
+}
+
+/** One GET over TLS with node:https (loaded only for an https: endpoint). */
+async function getHttps(url: URL, headers: Record<string, string>): Promise<Probe> {
+  const { request } = await import("node:https");
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new PreflightError(`cannot reach ${url}: ${why}`));
+    const fail = (why: string) => reject(new PreflightError(`cannot reach ${url.href}: ${why}`));
     let req: ClientRequest;
     try {
-      req = (url.startsWith("https:") ? httpsRequest : httpRequest)(url, { method: "GET", headers });
+      req = request(url, { method: "GET", headers });
     } catch (e) {
       fail(causeOf(e));
       return;
@@ -60,18 +93,22 @@ function get(url: string, headers: Record<string, string>): Promise<Probe> {
         if (text.length < 1_000_000) text += d;
       });
       res.on("error", (e) => fail(causeOf(e)));
-      res.on("end", () => {
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        resolve({ status: res.statusCode ?? 0, body, url });
-      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: parsed(text), url: url.href }));
     });
     req.end();
   });
+}
+
+async function get(href: string, headers: Record<string, string>): Promise<Probe> {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch (e) {
+    throw new PreflightError(`cannot reach ${href}: ${causeOf(e)}`);
+  }
+  if (url.protocol === "http:") return getHttp(url, headers);
+  if (url.protocol === "https:") return getHttps(url, headers);
+  throw new PreflightError(`cannot reach ${href}: only http: and https: endpoints are supported`);
 }
 
 function requestHeaders(client: ClientConfig): Record<string, string> {

@@ -3,9 +3,10 @@
  *
  * On a TTY it is one bar redrawn in place (cli-progress); otherwise (CI logs, pipes) a plain
  * line every `intervalMs`, because carriage-return redraws turn into thousands of lines there.
- * It writes to stderr so stdout carries only the final summary.
+ * It writes to stderr so stdout carries only the final summary. cli-progress (and node:readline
+ * behind it) is loaded only for a TTY.
  */
-import { SingleBar } from "cli-progress";
+import type { SingleBar } from "cli-progress";
 
 export interface ProgressOptions {
   total: number;
@@ -64,8 +65,9 @@ export class Progress {
     this.done = this.initial;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.tty) {
+      const { SingleBar } = await import("cli-progress");
       this.bar = new SingleBar({
         stream: this.stream,
         hideCursor: true,

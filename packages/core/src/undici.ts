@@ -1,23 +1,24 @@
-/// <reference path="./undici-paths.d.ts" />
 /**
- * The part of undici envroll uses: Pool (the SGLang transport, the engine's router), Agent (the
- * eval client) and the error classes. undici's entry module loads every dispatcher, fetch,
- * WebSocket, the cache and mock layers — 111 modules, about three times the start-up cost of
- * these 25 — so they are imported by path. `Pool.prototype.request` is the `request` API that
- * the entry installs on every dispatcher; it is installed here the same way (the entry's own
- * assignment, should something else load it, is the same function).
+ * The part of undici envroll uses: Pool (the SGLang transport's admin channel and TLS, the
+ * engine's router), Agent (the eval client) and the error classes. undici's entry module loads
+ * every dispatcher, fetch, WebSocket, the cache and mock layers, so the few modules needed are
+ * loaded by path; and only when the first Pool or Agent is made (undici-load.cjs): an eval over
+ * plain HTTP sends `/generate` through h1.ts and never needs undici, whose modules (with
+ * node:http2 and node:tls behind them) were a tenth of the CLI's start-up.
  */
 import type * as Undici from "undici";
-import request from "undici/lib/api/api-request.js";
-import undiciErrors from "undici/lib/core/errors.js";
-import AgentClass from "undici/lib/dispatcher/agent.js";
-import Dispatcher from "undici/lib/dispatcher/dispatcher.js";
-import PoolClass from "undici/lib/dispatcher/pool.js";
+import { loadUndici } from "./undici-load.cjs";
 
-if (typeof Dispatcher.prototype.request !== "function") Dispatcher.prototype.request = request;
-
-export const Pool = PoolClass;
+// Constructors that build undici's own classes: `new Pool(…)` returns a real undici Pool.
+export const Pool = function Pool(url: string | URL, options?: Undici.Pool.Options) {
+  return new (loadUndici().Pool)(url, options);
+} as unknown as typeof Undici.Pool;
 export type Pool = Undici.Pool;
-export const Agent = AgentClass;
+export const Agent = function Agent(options?: Undici.Agent.Options) {
+  return new (loadUndici().Agent)(options);
+} as unknown as typeof Undici.Agent;
 export type Agent = Undici.Agent;
-export const errors = undiciErrors;
+/** undici's error classes, read on access (an `instanceof` check only follows a request, so undici is loaded by then). */
+export const errors: typeof Undici.errors = new Proxy({} as typeof Undici.errors, {
+  get: (_target, name) => loadUndici().errors[name as keyof typeof Undici.errors],
+});

@@ -22,7 +22,8 @@ export interface OpenToolboxOptions<D extends TaskData> extends ToolboxOptions {
   configured: readonly McpServerSpec[];
   context: () => HandlerContext<D>;
   runtime: Runtime;
-  shared: SharedServers;
+  /** The worker-scoped servers' pool (the interception server's: asked for only when a spec needs it). */
+  shared: () => Promise<SharedServers>;
   /** The rollout's state channel (registers the rollout with the interception server on first call). */
   state: () => Promise<StateChannel>;
   /** Toolsets the harness brings. */
@@ -54,7 +55,7 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
   for (const spec of servers) {
     if (spec.scope === "worker") {
       workers.add(spec.name);
-      providers.push(borrowed(o.shared.get(spec)));
+      providers.push(borrowed((await o.shared()).get(spec)));
       continue;
     }
     if (spec.command !== undefined) state ??= await o.state();

@@ -85,7 +85,9 @@ export class RolloutWiring<D extends TaskData> {
       configured: o.configured,
       context,
       runtime: o.runtime,
-      shared: (await o.interception()).sharedServers,
+      // A rollout without worker-scoped servers never starts the interception server (nor loads
+      // node:http for it) just to open its toolbox.
+      shared: async () => (await o.interception()).sharedServers,
       state: () => this.state(),
       extra,
       trace: session.trace,

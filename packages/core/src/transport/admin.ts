@@ -13,7 +13,8 @@ const WORKER_CACHE_MS = 5_000;
 const ADMIN_CONNECTIONS = 8;
 
 export class AdminChannel {
-  private readonly pool: Pool;
+  // Made at the first admin request: a run that never needs one never loads undici.
+  private ownPool: Pool | null = null;
   private readonly workerPools = new Map<string, Pool>();
   private workerCache: { at: number; urls: string[] } | null = null;
 
@@ -22,8 +23,11 @@ export class AdminChannel {
     private readonly prefix: string,
     private readonly headers: Record<string, string>,
     private readonly connectTimeoutMs: number,
-  ) {
-    this.pool = createPool(origin, ADMIN_CONNECTIONS, connectTimeoutMs);
+  ) {}
+
+  private get pool(): Pool {
+    this.ownPool ??= createPool(this.origin, ADMIN_CONNECTIONS, this.connectTimeoutMs);
+    return this.ownPool;
   }
 
   /** `max_model_len` from the server's `/v1/models` (SGLang, routers and the stand-ins). */
@@ -121,7 +125,7 @@ export class AdminChannel {
   }
 
   async close(): Promise<void> {
-    const pools = [this.pool, ...this.workerPools.values()];
+    const pools = [...(this.ownPool ? [this.ownPool] : []), ...this.workerPools.values()];
     await Promise.all(pools.map((p) => p.destroy().catch(() => {})));
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * What an eval over plain HTTP loads, from the built CLI: `/generate` and the preflight go
+ * through the transport's own HTTP/1.1 client, so none of Node's HTTP stack, TLS or HTTP/2 (which
+ * undici loads) is loaded — each was part of the start-up cost before the first rollout.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startEngine } from "../../packages/engine/src/index.ts";
+import { ensureBuilt, MAIN } from "./built.ts";
+
+/** Preloaded into the CLI: Node's list of the built-in modules it loaded, written at exit. */
+const LISTER = `process.on("exit", () => require("node:fs").writeFileSync(process.env.ENVROLL_TEST_BUILTINS, process.moduleLoadList.join("\\n")));\n`;
+
+test("an eval over plain HTTP loads neither node:http, TLS nor HTTP/2", async (t) => {
+  ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), "envroll-lean-"));
+  const engine = await startEngine({ modelName: "Qwen/Qwen3-8B" });
+  t.after(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  writeFileSync(join(dir, "lister.cjs"), LISTER);
+  const list = join(dir, "builtins.txt");
+  const args = [
+    "-r",
+    join(dir, "lister.cjs"),
+    MAIN,
+    "eval",
+    "reverse-text",
+    "-n",
+    "2",
+    "-r",
+    "2",
+    "--engine",
+    engine.url,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ENVROLL_TEST_BUILTINS: list },
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  assert.equal(code, 0, stderr);
+  const loaded = new Set(readFileSync(list, "utf8").split("\n"));
+  assert.ok(loaded.has("NativeModule net"), "the list is Node's module list (net carries /generate)");
+  const unwanted = ["http", "https", "_http_client", "tls", "http2"].filter((m) =>
+    loaded.has(`NativeModule ${m}`),
+  );
+  assert.deepEqual(unwanted, [], "built-in modules an eval over plain HTTP has no use for");
+});
