@@ -57,15 +57,41 @@ runCli(process.argv);
  * them into lazy initializers). The build fails if the bundle still calls import() itself.
  */
 const KEPT_IMPORT = /(?<![.\w$]|typeof\s+)import\((?!\s*["'`](?!node:|tsx))/g;
-const routeImports = {
-  name: "envroll-route-imports",
+/**
+ * Built-in modules a dependency requires when it loads but uses only on a path envroll never or
+ * rarely takes: each becomes an object whose members require the module on first use.
+ * commander requires node:child_process (and so node:dgram and node:net's handle passing) for
+ * executable subcommands, which envroll has none of: ~7 ms of every CLI start. The build fails
+ * when a pattern no longer matches (a new version must be looked at, not silently kept eager).
+ */
+const LAZY_BUILTINS = [
+  {
+    file: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/,
+    eager: "const childProcess = require('node:child_process');",
+    lazy: "const childProcess = { get spawn() { return require('node:child_process').spawn; } };",
+  },
+];
+
+const rewrites = {
+  name: "envroll-rewrites",
   setup(build) {
     build.onLoad({ filter: /\.(m?[jt]s|cjs)$/ }, (args) => {
-      const text = readFileSync(args.path, "utf8");
-      if (!KEPT_IMPORT.test(text)) return undefined;
-      KEPT_IMPORT.lastIndex = 0;
-      const loader = extname(args.path).slice(1).replace(/^[mc]/, "");
-      return { contents: text.replace(KEPT_IMPORT, "__envrollImport("), loader };
+      let text = readFileSync(args.path, "utf8");
+      let changed = false;
+      if (KEPT_IMPORT.test(text)) {
+        KEPT_IMPORT.lastIndex = 0;
+        text = text.replace(KEPT_IMPORT, "__envrollImport(");
+        changed = true;
+      }
+      for (const l of LAZY_BUILTINS) {
+        if (!l.file.test(args.path)) continue;
+        if (!text.includes(l.eager))
+          throw new Error(`${args.path}: no \`${l.eager}\` to make lazy (bundle-cli.mjs)`);
+        text = text.replace(l.eager, l.lazy);
+        changed = true;
+      }
+      if (!changed) return undefined;
+      return { contents: text, loader: extname(args.path).slice(1).replace(/^[mc]/, "") };
     });
   },
 };
@@ -93,10 +119,10 @@ const common = (root) => ({
   // The packages' own entries resolve to src/ (as they do when the CLI runs from source).
   conditions: ["envroll-source"],
   external: ["tsx", "tsx/*", "esbuild"],
-  charset: "utf8",
+  charset: "ascii",
   tsconfig: join(root, "tsconfig.json"),
   logLevel: "warning",
-  plugins: [virtual(root), routeImports],
+  plugins: [virtual(root), rewrites],
 });
 
 /** An ES module re-exporting `name` from the running bundle (export names read from an ESM build). */
@@ -136,11 +162,22 @@ export async function bundleCli(root, pkgDir) {
     },
     minifyWhitespace: true,
     minifySyntax: true,
+    // Licence comments go to main.cjs.LEGAL.txt (one of them is not ASCII; see below).
+    legalComments: "external",
     metafile: Boolean(process.env.ENVROLL_BUNDLE_META),
     sourcemap: process.env.ENVROLL_BUNDLE_META ? "external" : false,
   });
   if (result.metafile) writeFileSync(process.env.ENVROLL_BUNDLE_META, JSON.stringify(result.metafile));
   const bundle = readFileSync(join(out, "main.cjs"), "utf8");
+  // ASCII, so the loader reads it as Latin-1 (a copy, not a UTF-8 decode into a two-byte string
+  // of twice the size). esbuild escapes non-ASCII in strings and templates but not in regex
+  // literals or tagged templates' raw text; those must be written with escapes (or built from
+  // strings) in the source.
+  const wide = /[^\x00-\x7f]/.exec(bundle);
+  if (wide)
+    throw new Error(
+      `main.cjs has a non-ASCII character in \`${bundle.slice(Math.max(0, wide.index - 60), wide.index + 20)}\`: write it as an escape in its source`,
+    );
   const stray = [...bundle.matchAll(/(?<![.\w$])import\(/g)].length;
   // One is the banner's fallback (the bundle required without its loader may import()).
   if (stray !== 1) throw new Error(`main.cjs calls import() ${stray - 1} time(s) outside __envrollImport`);

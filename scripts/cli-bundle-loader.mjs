@@ -70,7 +70,8 @@ if (dir === null) {
 } else {
   const entry = cacheFile(dir);
   const cachedData = readCache(entry.file);
-  const source = readFileSync(BUNDLE, "utf8");
+  // The bundle is ASCII (scripts/bundle-cli.mjs checks): Latin-1 reads it without decoding.
+  const source = readFileSync(BUNDLE, "latin1");
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: BUNDLE,
     cachedData,

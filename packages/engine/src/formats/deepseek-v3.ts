@@ -10,6 +10,8 @@
 import type { ChatMessage, PromptMessage, ReadToolCall } from "../types.ts";
 import { type ChatFormat, readArguments, roleMessages } from "./format.ts";
 
+// Regexes over the special tokens are built from strings: the CLI bundle is ASCII (read as
+// Latin-1 at start-up), and esbuild escapes non-ASCII in string literals but not in regex literals.
 const MARK =
   /<｜(begin▁of▁sentence|User|Assistant|end▁of▁sentence|tool▁output▁begin|tool▁output▁end|tool▁outputs▁end)｜>/g;
 

@@ -1,7 +1,9 @@
 /** Reading and checking tool-math's final answer. */
 
 const ANSWER_RE = /<answer>([\s\S]*?)<\/answer>/g;
-const NUMBER_RE = /[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|[-−]?\.\d+/;
+// \u2212 is the minus sign (−), written as an escape: the CLI bundle must be ASCII and esbuild
+// leaves regex literals as they are.
+const NUMBER_RE = /[-\u2212]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|[-\u2212]?\.\d+/;
 
 /** The number in the last `<answer>…</answer>` of a reply (thousands separators allowed), or null. */
 export function parseAnswer(reply: string): number | null {
