@@ -10,10 +10,10 @@
 import type { ChatMessage, PromptMessage, ReadToolCall } from "../types.ts";
 import { type ChatFormat, readArguments, roleMessages } from "./format.ts";
 
-// Regexes over the special tokens are built from strings: the CLI bundle is ASCII (read as
-// Latin-1 at start-up), and esbuild escapes non-ASCII in string literals but not in regex literals.
+// In the regexes over the special tokens `｜` is \uff5c and `▁` is \u2581: the CLI bundle must be
+// ASCII (it is read as Latin-1 at start-up), and esbuild leaves regex literals as written.
 const MARK =
-  /<｜(begin▁of▁sentence|User|Assistant|end▁of▁sentence|tool▁output▁begin|tool▁output▁end|tool▁outputs▁end)｜>/g;
+  /<\uff5c(begin\u2581of\u2581sentence|User|Assistant|end\u2581of\u2581sentence|tool\u2581output\u2581begin|tool\u2581output\u2581end|tool\u2581outputs\u2581end)\uff5c>/g;
 
 function turns(text: string): PromptMessage[] {
   const out: PromptMessage[] = [];
@@ -56,7 +56,8 @@ function turns(text: string): PromptMessage[] {
   return out;
 }
 
-const CALL = /<｜tool▁call▁begin｜>[^<]*<｜tool▁sep｜>([^\n]+)\n```json\n([\s\S]*?)\n```<｜tool▁call▁end｜>/g;
+const CALL =
+  /<\uff5ctool\u2581call\u2581begin\uff5c>[^<]*<\uff5ctool\u2581sep\uff5c>([^\n]+)\n```json\n([\s\S]*?)\n```<\uff5ctool\u2581call\u2581end\uff5c>/g;
 
 function withToolCalls(m: ChatMessage): ChatMessage {
   if (m.role !== "assistant") return m;
