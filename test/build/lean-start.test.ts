@@ -25,19 +25,8 @@ test("an eval over plain HTTP loads neither node:http, TLS nor HTTP/2", async (t
   });
   writeFileSync(join(dir, "lister.cjs"), LISTER);
   const list = join(dir, "builtins.txt");
-  const args = [
-    "-r",
-    join(dir, "lister.cjs"),
-    MAIN,
-    "eval",
-    "reverse-text",
-    "-n",
-    "2",
-    "-r",
-    "2",
-    "--engine",
-    engine.url,
-  ];
+  const evalArgs = `eval reverse-text -n 2 -r 2 --engine ${engine.url}`.split(" ");
+  const args = ["-r", join(dir, "lister.cjs"), MAIN, ...evalArgs];
   const child = spawn(process.execPath, args, {
     cwd: dir,
     stdio: ["ignore", "ignore", "pipe"],
