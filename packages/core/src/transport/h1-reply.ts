@@ -5,10 +5,31 @@
  * another request afterwards.
  */
 
-export interface HttpReply {
-  status: number;
-  text: string;
-  retryAfter: string | null;
+/**
+ * A whole reply. The body is kept as bytes (a leading UTF-8 BOM dropped, as undici's
+ * `body.text()` drops it) and decoded to text only when asked: the `/generate` reader reads its
+ * number lists straight from the bytes.
+ */
+export class HttpReply {
+  private decoded: string | null = null;
+
+  constructor(
+    readonly status: number,
+    readonly bytes: Buffer,
+    readonly retryAfter: string | null,
+  ) {}
+
+  /** From the body's parts, copied into one buffer of its own. */
+  static of(status: number, chunks: readonly Buffer[], length: number, retryAfter: string | null): HttpReply {
+    let buf = chunks.length === 1 ? Buffer.from(chunks[0]!) : Buffer.concat(chunks, length);
+    if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    return new HttpReply(status, buf, retryAfter);
+  }
+
+  get text(): string {
+    this.decoded ??= this.bytes.toString("utf8");
+    return this.decoded;
+  }
 }
 
 export class H1Error extends Error {
@@ -55,10 +76,27 @@ export class ReplyReader {
     this.isHead = isHead;
   }
 
-  /** The reply when these bytes completed it, else null. */
-  push(chunk: Buffer): { reply: HttpReply; reusable: boolean; keepAliveMs: number | null } | null {
+  /**
+   * The reply when bytes [0, n) of `read` completed it, else null. `read` is the socket's reused
+   * read buffer: whatever outlives this call is copied.
+   */
+  push(read: Buffer, n: number): { reply: HttpReply; reusable: boolean; keepAliveMs: number | null } | null {
+    const chunk = read.subarray(0, n);
     let data = this.buf === null ? chunk : Buffer.concat([this.buf, chunk]);
     this.buf = null;
+    const kept = this.chunks.length;
+    const reply = this.read(data);
+    // Views into `read` taken by this call are copied (a finished reply copied its body already).
+    if (reply === null) {
+      for (let i = kept; i < this.chunks.length; i++) this.chunks[i] = Buffer.from(this.chunks[i]!);
+      const rest = this.buf as Buffer | null;
+      if (rest !== null && rest.buffer === read.buffer) this.buf = Buffer.from(rest);
+    }
+    return reply;
+  }
+
+  private read(input: Buffer): { reply: HttpReply; reusable: boolean; keepAliveMs: number | null } | null {
+    let data = input;
     while (this.inHead) {
       const end = data.indexOf(CRLF2);
       if (end < 0) {
@@ -72,7 +110,7 @@ export class ReplyReader {
     const done = this.readBody(data);
     if (!done) return null;
     return {
-      reply: { status: this.status, text: this.text(), retryAfter: this.retryAfter },
+      reply: this.reply(),
       reusable: this.reusable,
       keepAliveMs: this.keepAliveMs,
     };
@@ -81,7 +119,7 @@ export class ReplyReader {
   /** The connection ended: the reply, if its framing is "until the end". */
   end(): HttpReply | null {
     if (this.inHead || this.framing !== "close") return null;
-    return { status: this.status, text: this.text(), retryAfter: this.retryAfter };
+    return this.reply();
   }
 
   private readHead(head: string): void {
@@ -197,12 +235,7 @@ export class ReplyReader {
     this.length += part.length;
   }
 
-  /** UTF-8, a leading BOM dropped (as undici's `body.text()`). */
-  private text(): string {
-    const { chunks, length } = this;
-    if (length === 0) return "";
-    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-    const bom = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
-    return buf.toString("utf8", bom ? 3 : 0, buf.length);
+  private reply(): HttpReply {
+    return HttpReply.of(this.status, this.chunks, this.length, this.retryAfter);
   }
 }

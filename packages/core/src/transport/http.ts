@@ -4,17 +4,17 @@
  *
  * With undici the reply is collected by a dispatch handler rather than `Pool.request` +
  * `body.text()`: a whole-body JSON reply needs no Readable stream, AbortController or async
- * resource per call. Either way the text is decoded as `body.text()` decodes it (UTF-8, a
- * leading BOM dropped). undici's default 300 s headers/body timeouts are disabled on the Pool: a
- * long generation sends no byte until it finishes, so the only limit is the explicit
- * per-attempt `timeoutMs` enforced here.
+ * resource per call. Either way the body is read as `body.text()` reads it (UTF-8, a leading
+ * BOM dropped), and decoded only when its text is asked for. undici's default 300 s
+ * headers/body timeouts are disabled on the Pool: a long generation sends no byte until it
+ * finishes, so the only limit is the explicit per-attempt `timeoutMs` enforced here.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 import { Pool } from "../undici.ts";
 import { ProviderConnectionError, ProviderTimeoutError, RequestCancelledError } from "./errors.ts";
 import { H1Client } from "./h1.ts";
-import type { HttpReply } from "./h1-reply.ts";
+import { HttpReply } from "./h1-reply.ts";
 
 export type { HttpReply } from "./h1-reply.ts";
 
@@ -106,7 +106,8 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.finish({ ok: true, reply: { status: this.status, text: this.text(), retryAfter: this.retryAfter } });
+    const reply = HttpReply.of(this.status, this.chunks, this.length, this.retryAfter);
+    this.finish({ ok: true, reply });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -118,14 +119,6 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
     this.done = true;
     this.chunks = [];
     this.settle(o);
-  }
-
-  private text(): string {
-    const { chunks, length } = this;
-    if (chunks.length === 0 || length === 0) return "";
-    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-    const bom = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
-    return buf.toString("utf8", bom ? 3 : 0, buf.length);
   }
 }
 

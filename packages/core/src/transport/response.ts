@@ -11,9 +11,14 @@ import type { GenerateFinishReason, GenerateResult } from "./types.ts";
 
 type Meta = Record<string, unknown>;
 
+/**
+ * `read`: the list's ids and logprobs when they were already read from the reply's bytes
+ * (generate-reply.ts), the list in `body` then being empty.
+ */
 export function parseGenerateBody(
   body: unknown,
   rid: string,
+  read?: { ids: number[]; logprobs: number[] },
 ): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens" | "cappedBy"> {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw shape(`expected a JSON object, got ${Array.isArray(body) ? "an array" : typeof body}`);
@@ -26,21 +31,13 @@ export function parseGenerateBody(
     throw shape("missing meta_info.output_token_logprobs (was return_logprob dropped?)");
   const completionTokens = meta.completion_tokens;
   if (typeof completionTokens !== "number") throw shape("missing meta_info.completion_tokens");
-  if (tuples.length !== completionTokens) {
+  const { outputIds, logprobs } = read
+    ? { outputIds: read.ids, logprobs: read.logprobs }
+    : fromTuples(tuples);
+  if (outputIds.length !== completionTokens) {
     throw shape(
-      `output_token_logprobs has ${tuples.length} entries but completion_tokens is ${completionTokens}`,
+      `output_token_logprobs has ${outputIds.length} entries but completion_tokens is ${completionTokens}`,
     );
-  }
-  const outputIds = new Array<number>(tuples.length);
-  const logprobs = new Array<number>(tuples.length);
-  for (let i = 0; i < tuples.length; i++) {
-    const t = tuples[i] as unknown[];
-    const lp = t?.[0];
-    const id = t?.[1];
-    if (typeof id !== "number" || typeof lp !== "number")
-      throw shape(`output_token_logprobs[${i}] is not [logprob, id, …]`);
-    outputIds[i] = id;
-    logprobs[i] = lp;
   }
   const finish = meta.finish_reason as Record<string, unknown> | null | undefined;
   const type = finish?.type;
@@ -64,6 +61,21 @@ export function parseGenerateBody(
     rid: typeof meta.id === "string" ? meta.id : rid,
     text: typeof obj.text === "string" ? obj.text : null,
   };
+}
+
+function fromTuples(tuples: unknown[]): { outputIds: number[]; logprobs: number[] } {
+  const outputIds = new Array<number>(tuples.length);
+  const logprobs = new Array<number>(tuples.length);
+  for (let i = 0; i < tuples.length; i++) {
+    const t = tuples[i] as unknown[];
+    const lp = t?.[0];
+    const id = t?.[1];
+    if (typeof id !== "number" || typeof lp !== "number")
+      throw shape(`output_token_logprobs[${i}] is not [logprob, id, …]`);
+    outputIds[i] = id;
+    logprobs[i] = lp;
+  }
+  return { outputIds, logprobs };
 }
 
 /** The human message in an SGLang error body (`{"error":{"message"}}` or `{"message"}`), else the raw text. */

@@ -16,6 +16,7 @@ import { generatePayload } from "./body.ts";
 import { attemptDeadlineMs } from "./deadline.ts";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
 import { createGeneratePool, exchange, type GeneratePool, type HttpReply } from "./http.ts";
+import { type GenerateReplyJson, readGenerateReply } from "./generate-reply.ts";
 import { errorMessage, parseGenerateBody } from "./response.ts";
 import {
   backoffDelayMs,
@@ -272,16 +273,17 @@ export class SglangTransport {
         retryAfter: isRetriableStatus(reply.status) ? reply.retryAfter : null,
       });
     }
-    let body: unknown;
+    let json: GenerateReplyJson;
     try {
-      body = JSON.parse(reply.text);
+      json = readGenerateReply(reply.bytes);
     } catch (cause) {
       throw new ProviderError(`/generate returned invalid JSON: ${reply.text.slice(0, 200)}`, {
         statusCode: 200,
         cause,
       });
     }
-    return parseGenerateBody(body, rid);
+    const { body, ids, logprobs } = json;
+    return parseGenerateBody(body, rid, ids && logprobs ? { ids, logprobs } : undefined);
   }
 
   /**

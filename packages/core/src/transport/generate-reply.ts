@@ -1,0 +1,138 @@
+/**
+ * Reads a `/generate` reply body from its bytes. Most of a reply is
+ * `meta_info.output_token_logprobs`, one `[logprob, id, null]` tuple per sampled token (SGLang
+ * sends `null` in place of the token text unless `return_text_in_logprobs` is set); JSON.parse
+ * makes that one array plus one boxed double per token, about half the CPU of reading a reply.
+ * Here the list is read straight from the bytes into two flat arrays and JSON.parse reads the
+ * rest, with the list left empty.
+ *
+ * The result is always what JSON.parse gives: the list is read only when it is SGLang's compact
+ * shape (no whitespace, `null` texts, ids as plain integers), the key occurs once in the body and
+ * lands in `meta_info`, and each logprob is converted exactly (see `readNumber`); anything else
+ * is parsed whole by JSON.parse.
+ */
+
+const KEY = Buffer.from('"output_token_logprobs":[');
+
+export interface GenerateReplyJson {
+  /** The parsed body; `meta_info.output_token_logprobs` is `[]` when `ids` and `logprobs` are set. */
+  body: unknown;
+  /** The list's ids and logprobs when it was read from the bytes, else null (it is in `body`). */
+  ids: number[] | null;
+  logprobs: number[] | null;
+}
+
+export function readGenerateReply(bytes: Buffer): GenerateReplyJson {
+  const key = bytes.indexOf(KEY);
+  if (key >= 0) {
+    const open = key + KEY.length;
+    const ids: number[] = [];
+    const logprobs: number[] = [];
+    const close = readTuples(bytes, open, ids, logprobs);
+    if (close >= 0 && bytes.indexOf(KEY, close) < 0) {
+      // Both cuts are at ASCII bytes, so the two halves decode on their own.
+      const body = JSON.parse(bytes.toString("utf8", 0, open) + bytes.toString("utf8", close));
+      const list = (body as { meta_info?: { output_token_logprobs?: unknown } } | null)?.meta_info
+        ?.output_token_logprobs;
+      if (Array.isArray(list) && list.length === 0) return { body, ids, logprobs };
+    }
+  }
+  return { body: JSON.parse(bytes.toString("utf8")), ids: null, logprobs: null };
+}
+
+/**
+ * Reads `[lp,id,null],…]` from `at` (just after the list's `[`); returns the index of the list's
+ * closing `]`, or -1 when the list has any other shape.
+ */
+function readTuples(b: Buffer, from: number, ids: number[], logprobs: number[]): number {
+  let at = from;
+  if (b[at] === CLOSE) return at;
+  for (;;) {
+    if (b[at] !== OPEN) return -1;
+    const lp = readNumber(b, at + 1);
+    if (lp === null || b[end] !== COMMA) return -1;
+    const id = readId(b, end + 1);
+    if (id < 0 || b[end] !== COMMA || !isNull(b, end + 1) || b[end + 5] !== CLOSE) return -1;
+    logprobs.push(lp);
+    ids.push(id);
+    at = end + 6;
+    if (b[at] === CLOSE) return at;
+    if (b[at] !== COMMA) return -1;
+    at++;
+  }
+}
+
+/** Where the last `readNumber` / `readId` stopped (module state: no object per number). */
+let end = 0;
+
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const COMMA = 0x2c;
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+const NULL = Buffer.from("null");
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= ZERO && c <= NINE;
+}
+
+function isNull(b: Buffer, at: number): boolean {
+  return b[at] === NULL[0] && b[at + 1] === NULL[1] && b[at + 2] === NULL[2] && b[at + 3] === NULL[3];
+}
+
+/**
+ * A JSON number at `at`, or null when there is none. Exact: when the digits form an integer m
+ * below 2^53 and at most 22 of them follow the point, m and 10^k are exact doubles and their
+ * quotient is correctly rounded (Clinger's fast path), which is the double JSON.parse reads;
+ * otherwise (an exponent, more digits) the text goes to Number, which reads JSON numbers as
+ * JSON.parse does.
+ */
+function readNumber(b: Buffer, start: number): number | null {
+  let at = start;
+  const negative = b[at] === MINUS;
+  if (negative) at++;
+  if (!isDigit(b[at])) return null;
+  // No leading zeros in JSON ("01" is not a number).
+  if (b[at] === ZERO && isDigit(b[at + 1])) return null;
+  let m = 0;
+  while (isDigit(b[at])) m = m * 10 + (b[at++]! - ZERO);
+  let fraction = 0;
+  if (b[at] === DOT) {
+    at++;
+    if (!isDigit(b[at])) return null;
+    while (isDigit(b[at])) {
+      m = m * 10 + (b[at++]! - ZERO);
+      fraction++;
+    }
+  }
+  let exact = m <= Number.MAX_SAFE_INTEGER && fraction < POW10.length;
+  if (b[at] === 0x65 || b[at] === 0x45) {
+    at++;
+    if (b[at] === PLUS || b[at] === MINUS) at++;
+    if (!isDigit(b[at])) return null;
+    while (isDigit(b[at])) at++;
+    exact = false;
+  }
+  end = at;
+  if (!exact) return Number(b.toString("latin1", start, at));
+  const v = m / POW10[fraction]!;
+  return negative ? -v : v;
+}
+
+/** A token id (a plain non-negative integer of up to 10 digits) at `at`, or -1. */
+function readId(b: Buffer, start: number): number {
+  let at = start;
+  if (!isDigit(b[at]) || (b[at] === ZERO && isDigit(b[at + 1]))) return -1;
+  let id = 0;
+  while (isDigit(b[at])) {
+    id = id * 10 + (b[at++]! - ZERO);
+    if (at - start > 10) return -1;
+  }
+  if (b[at] === DOT || b[at] === 0x65 || b[at] === 0x45) return -1;
+  end = at;
+  return id;
+}

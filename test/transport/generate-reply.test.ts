@@ -1,0 +1,87 @@
+/**
+ * The `/generate` reply read from its bytes must be exactly what JSON.parse of the body gives:
+ * every logprob the same double (the trainer's importance ratios read them), every id the same,
+ * and any shape the byte reader does not take parsed whole instead of misread.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { readGenerateReply } from "../../packages/core/src/transport/generate-reply.ts";
+import { parseGenerateBody } from "../../packages/core/src/transport/response.ts";
+
+/** A seeded stream of doubles of every magnitude a logprob list may hold. */
+function* doubles(count: number): Generator<number> {
+  let s = 0x9e3779b9;
+  const next = () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
+    return (s >>> 0) / 2 ** 32;
+  };
+  for (let i = 0; i < count; i++) {
+    const kind = i % 6;
+    const u = next() + next() / 2 ** 32;
+    if (kind === 0) yield -u * 20; // ordinary logprobs
+    else if (kind === 1) yield Math.log(u); // down to about -22
+    else if (kind === 2) yield -u * 10 ** -(1 + Math.floor(next() * 30)); // tiny: exponents
+    else if (kind === 3) yield -Math.fround(u * 5); // float32 values, as SGLang's tensors hold
+    else if (kind === 4) yield -Math.round(u * 1000) / 1000; // short decimals
+    else yield [-0, 0, -1, -1e-7, -123456.789, -(2 ** 53) / 1e10][Math.floor(next() * 6)]!;
+  }
+}
+
+function reply(tuples: string, extra = ""): Buffer {
+  const n = tuples === "" ? 0 : tuples.split("],[").length;
+  return Buffer.from(
+    `{"text":"x \\"output_token_logprobs\\":[[1,2,null]] é","output_ids":[1],"meta_info":{"id":"r","finish_reason":{"type":"stop"},${extra}"completion_tokens":${n},"output_token_logprobs":[${tuples}],"e2e_latency":0.1}}`,
+  );
+}
+
+test("logprobs and ids read from the bytes equal JSON.parse's, bit for bit", () => {
+  const values = [...doubles(60_000)];
+  for (let at = 0; at < values.length; at += 600) {
+    const chunk = values.slice(at, at + 600);
+    const tuples = chunk.map((v, i) => `[${JSON.stringify(v)},${(i * 7919) % 151_936},null]`).join(",");
+    const bytes = reply(tuples);
+    const read = readGenerateReply(bytes);
+    assert.ok(read.ids !== null && read.logprobs !== null, "SGLang's compact shape is read from the bytes");
+    const expected = parseGenerateBody(JSON.parse(bytes.toString()), "r");
+    const got = parseGenerateBody(read.body, "r", { ids: read.ids, logprobs: read.logprobs });
+    assert.deepEqual(got, expected);
+    for (let i = 0; i < chunk.length; i++)
+      assert.ok(Object.is(got.logprobs[i], expected.logprobs[i]), `logprob ${chunk[i]} read exactly`);
+  }
+});
+
+test("other shapes of the list are parsed whole, with JSON.parse's result or error", () => {
+  const shapes = [
+    "[-0.5, 3, null]", // whitespace
+    '[-0.5,3,"tok"]', // text in the tuples
+    "[-0.5,3.0,null]", // an id JSON.parse reads as 3
+    "[-0.5,3,null,1]", // a longer tuple
+    "[null,3,null]", // a logprob SGLang could not serialise
+    "[-0.5,3,null],[-01,4,null]", // not JSON: a leading zero
+  ];
+  for (const tuples of shapes) {
+    const bytes = reply(tuples);
+    let expected: unknown;
+    try {
+      expected = parseGenerateBody(JSON.parse(bytes.toString()), "r");
+    } catch (e) {
+      expected = e;
+    }
+    let got: unknown;
+    try {
+      const read = readGenerateReply(bytes);
+      assert.equal(read.ids, null, `${tuples} is not read from the bytes`);
+      got = parseGenerateBody(read.body, "r");
+    } catch (e) {
+      got = e;
+    }
+    if (expected instanceof Error) {
+      assert.ok(got instanceof Error, `${tuples}: an error, as JSON.parse gives`);
+      assert.equal(got.constructor, expected.constructor);
+    } else assert.deepEqual(got, expected, tuples);
+  }
+  // The key twice (here a nested copy): the list cannot be told apart, so JSON.parse reads all.
+  const twice = reply("[-0.5,3,null]", '"x":{"output_token_logprobs":[[1,2,null]]},');
+  assert.equal(readGenerateReply(twice).ids, null);
+  assert.deepEqual(readGenerateReply(reply("")).ids, [], "an empty list is read too");
+});
