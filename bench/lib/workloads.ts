@@ -84,7 +84,10 @@ export function generateBodies(env: Environment, url: string): string[] {
     ).tokenIds;
     const built = transport.buildRequest({
       inputIds: ids,
-      sampling: {},
+      // The rollouts' own sampling (reverse-text's max_tokens among it): with none, the engine
+      // would stop every ceiling reply at SGLang's default of 128 new tokens, a lighter request
+      // than the rollouts send.
+      sampling: env.config.sampling,
       sessionId: `ceiling-${i}`,
       turn: 0,
       stopTokenIds: renderer.stopTokenIds,
