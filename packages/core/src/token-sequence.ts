@@ -118,9 +118,9 @@ export class TokenSequence implements Iterable<number> {
   slice(start = 0, end = this.length): number[] {
     const s = clampIndex(start, this.length);
     const e = clampIndex(end, this.length);
-    const out: number[] = [];
+    const out = new Array<number>(Math.max(0, e - s));
     const buf = this.store.ids;
-    for (let i = s; i < e; i++) out.push(buf[i]!);
+    for (let i = s; i < e; i++) out[i - s] = buf[i]!;
     return out;
   }
 

@@ -64,9 +64,15 @@ function tokenizeGroup(tokenizer: Tokenizer, segments: readonly Segment[], out: 
   if (segments.length === 0) return;
   const text = segments.length === 1 ? segments[0]!.text : segments.map((s) => s.text).join("");
   const enc = tokenizer.encodeWithOffsets(text);
+  const n = enc.ids.length;
+  // Sized once per group (usually the only one): pushing grew each of the four arrays several
+  // times per render.
+  const messageIndices = new Array<number>(n);
+  const sampledMask = new Array<boolean>(n);
+  const isContent = new Array<boolean>(n);
   let seg = 0;
   let segEnd = segments[0]!.text.length;
-  for (let t = 0; t < enc.ids.length; t++) {
+  for (let t = 0; t < n; t++) {
     const start = enc.starts[t]!;
     // Starts never decrease, so a forward walk finds the holder in amortized O(1).
     while (start >= segEnd && seg < segments.length - 1) {
@@ -74,9 +80,22 @@ function tokenizeGroup(tokenizer: Tokenizer, segments: readonly Segment[], out: 
       segEnd += segments[seg]!.text.length;
     }
     const s = segments[seg]!;
+    messageIndices[t] = s.messageIndex;
+    sampledMask[t] = s.sampled;
+    isContent[t] = s.content;
+  }
+  if (out.tokenIds.length === 0) {
+    // The first group's arrays become the result (the encoding's ids are its own).
+    out.tokenIds = enc.ids;
+    out.messageIndices = messageIndices;
+    out.sampledMask = sampledMask;
+    out.isContent = isContent;
+    return;
+  }
+  for (let t = 0; t < n; t++) {
     out.tokenIds.push(enc.ids[t]!);
-    out.messageIndices.push(s.messageIndex);
-    out.sampledMask.push(s.sampled);
-    out.isContent.push(s.content);
+    out.messageIndices.push(messageIndices[t]!);
+    out.sampledMask.push(sampledMask[t]!);
+    out.isContent.push(isContent[t]!);
   }
 }

@@ -51,15 +51,26 @@ class PromptAttribution {
   messageIndex(pos: number): number {
     return pos < this.start ? -1 : this.tokens.promptMessageIndices![pos - this.start]!;
   }
-  /** promptIsContent over [from, to), or undefined when the client gave none. */
-  isContent(from: number, to: number): boolean[] | undefined {
+  /**
+   * promptIsContent over [from, to), then `sampled` trues (completion tokens are content), or
+   * undefined when the client gave none.
+   */
+  isContent(from: number, to: number, sampled = 0): boolean[] | undefined {
     const flags = this.tokens.promptIsContent;
     if (!flags) return undefined;
-    const head = Math.max(0, Math.min(to, this.start) - from);
-    const out = head > 0 ? new Array<boolean>(head).fill(false) : [];
-    for (let pos = Math.max(from, this.start); pos < to; pos++) out.push(flags[pos - this.start]!);
+    const out = new Array<boolean>(to - from + sampled);
+    let k = 0;
+    for (let pos = from; pos < to; pos++) out[k++] = pos < this.start ? false : flags[pos - this.start]!;
+    while (k < out.length) out[k++] = true;
     return out;
   }
+}
+
+/** `new Array(n).fill(v)` without the holey-then-filled detour. */
+function filled<T>(n: number, v: T): T[] {
+  const out = new Array<T>(n);
+  for (let i = 0; i < n; i++) out[i] = v;
+  return out;
 }
 
 export class MessageGraph {
@@ -157,8 +168,8 @@ export class MessageGraph {
       if (tokens && attribution) {
         const end = ends[j - reused]!;
         node.tokenIds = tokens.promptIds.slice(start, end);
-        node.mask = new Array(end - start).fill(false);
-        node.logprobs = new Array(end - start).fill(0);
+        node.mask = filled(end - start, false);
+        node.logprobs = filled(end - start, 0);
         const content = attribution.isContent(start, end);
         if (content) node.isContent = content;
         path = tokens.promptIds.prefix(end);
@@ -182,13 +193,28 @@ export class MessageGraph {
     if (tokens && attribution) {
       // The generation prompt (e.g. `<|im_start|>assistant\n`) is scaffold the model did not
       // sample, so it rides on the reply node with mask false.
-      const gen = tokens.promptIds.slice(start);
-      const n = tokens.completionIds.length;
-      reply.tokenIds = gen.concat(tokens.completionIds);
-      reply.mask = new Array<boolean>(gen.length).fill(false).concat(new Array<boolean>(n).fill(true));
-      reply.logprobs = new Array<number>(gen.length).fill(0).concat(tokens.completionLogprobs);
-      const content = attribution.isContent(start, tokens.promptIds.length);
-      if (content) reply.isContent = content.concat(new Array<boolean>(n).fill(true));
+      const completion = tokens.completionIds;
+      const gen = tokens.promptIds.length - start;
+      const total = gen + completion.length;
+      // Each array sized once (a trace's token arrays are most of what a rollout allocates).
+      const ids = new Array<number>(total);
+      const mask = new Array<boolean>(total);
+      const logprobs = new Array<number>(total);
+      for (let k = 0; k < gen; k++) {
+        ids[k] = tokens.promptIds.at(start + k)!;
+        mask[k] = false;
+        logprobs[k] = 0;
+      }
+      for (let k = 0; k < completion.length; k++) {
+        ids[gen + k] = completion[k]!;
+        mask[gen + k] = true;
+        logprobs[gen + k] = tokens.completionLogprobs[k]!;
+      }
+      reply.tokenIds = ids;
+      reply.mask = mask;
+      reply.logprobs = logprobs;
+      const content = attribution.isContent(start, tokens.promptIds.length, completion.length);
+      if (content) reply.isContent = content;
       // Written where the next bridged prompt will carry these ids, so it shares this buffer.
       replyPath = tokens.promptIds.append(tokens.completionIds);
     }
