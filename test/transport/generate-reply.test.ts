@@ -18,11 +18,16 @@ function* doubles(count: number): Generator<number> {
   for (let i = 0; i < count; i++) {
     const kind = i % 6;
     const u = next() + next() / 2 ** 32;
-    if (kind === 0) yield -u * 20; // ordinary logprobs
-    else if (kind === 1) yield Math.log(u); // down to about -22
-    else if (kind === 2) yield -u * 10 ** -(1 + Math.floor(next() * 30)); // tiny: exponents
-    else if (kind === 3) yield -Math.fround(u * 5); // float32 values, as SGLang's tensors hold
-    else if (kind === 4) yield -Math.round(u * 1000) / 1000; // short decimals
+    if (kind === 0)
+      yield -u * 20; // ordinary logprobs
+    else if (kind === 1)
+      yield Math.log(u); // down to about -22
+    else if (kind === 2)
+      yield -u * 10 ** -(1 + Math.floor(next() * 30)); // tiny: exponents
+    else if (kind === 3)
+      yield -Math.fround(u * 5); // float32 values, as SGLang's tensors hold
+    else if (kind === 4)
+      yield -Math.round(u * 1000) / 1000; // short decimals
     else yield [-0, 0, -1, -1e-7, -123456.789, -(2 ** 53) / 1e10][Math.floor(next() * 6)]!;
   }
 }

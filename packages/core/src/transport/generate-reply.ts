@@ -49,11 +49,10 @@ function readTuples(b: Buffer, from: number, ids: number[], logprobs: number[]):
   if (b[at] === CLOSE) return at;
   for (;;) {
     if (b[at] !== OPEN) return -1;
-    const lp = readNumber(b, at + 1);
-    if (lp === null || b[end] !== COMMA) return -1;
+    if (!readNumber(b, at + 1) || b[end] !== COMMA) return -1;
     const id = readId(b, end + 1);
     if (id < 0 || b[end] !== COMMA || !isNull(b, end + 1) || b[end + 5] !== CLOSE) return -1;
-    logprobs.push(lp);
+    logprobs.push(value[0]!);
     ids.push(id);
     at = end + 6;
     if (b[at] === CLOSE) return at;
@@ -62,8 +61,12 @@ function readTuples(b: Buffer, from: number, ids: number[], logprobs: number[]):
   }
 }
 
-/** Where the last `readNumber` / `readId` stopped (module state: no object per number). */
+/**
+ * Where the last `readNumber` / `readId` stopped, and the number read: module state, so that no
+ * double is boxed on its way out of a call.
+ */
 let end = 0;
+const value = new Float64Array(1);
 
 const MINUS = 0x2d;
 const PLUS = 0x2b;
@@ -85,25 +88,25 @@ function isNull(b: Buffer, at: number): boolean {
 }
 
 /**
- * A JSON number at `at`, or null when there is none. Exact: when the digits form an integer m
+ * Reads a JSON number at `start` into `value[0]`; false when there is none. Exact: when the digits form an integer m
  * below 2^53 and at most 22 of them follow the point, m and 10^k are exact doubles and their
  * quotient is correctly rounded (Clinger's fast path), which is the double JSON.parse reads;
  * otherwise (an exponent, more digits) the text goes to Number, which reads JSON numbers as
  * JSON.parse does.
  */
-function readNumber(b: Buffer, start: number): number | null {
+function readNumber(b: Buffer, start: number): boolean {
   let at = start;
   const negative = b[at] === MINUS;
   if (negative) at++;
-  if (!isDigit(b[at])) return null;
+  if (!isDigit(b[at])) return false;
   // No leading zeros in JSON ("01" is not a number).
-  if (b[at] === ZERO && isDigit(b[at + 1])) return null;
+  if (b[at] === ZERO && isDigit(b[at + 1])) return false;
   let m = 0;
   while (isDigit(b[at])) m = m * 10 + (b[at++]! - ZERO);
   let fraction = 0;
   if (b[at] === DOT) {
     at++;
-    if (!isDigit(b[at])) return null;
+    if (!isDigit(b[at])) return false;
     while (isDigit(b[at])) {
       m = m * 10 + (b[at++]! - ZERO);
       fraction++;
@@ -113,14 +116,14 @@ function readNumber(b: Buffer, start: number): number | null {
   if (b[at] === 0x65 || b[at] === 0x45) {
     at++;
     if (b[at] === PLUS || b[at] === MINUS) at++;
-    if (!isDigit(b[at])) return null;
+    if (!isDigit(b[at])) return false;
     while (isDigit(b[at])) at++;
     exact = false;
   }
   end = at;
-  if (!exact) return Number(b.toString("latin1", start, at));
-  const v = m / POW10[fraction]!;
-  return negative ? -v : v;
+  if (!exact) value[0] = Number(b.toString("latin1", start, at));
+  else value[0] = negative ? -(m / POW10[fraction]!) : m / POW10[fraction]!;
+  return true;
 }
 
 /** A token id (a plain non-negative integer of up to 10 digits) at `at`, or -1. */

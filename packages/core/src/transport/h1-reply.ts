@@ -82,7 +82,7 @@ export class ReplyReader {
    */
   push(read: Buffer, n: number): { reply: HttpReply; reusable: boolean; keepAliveMs: number | null } | null {
     const chunk = read.subarray(0, n);
-    let data = this.buf === null ? chunk : Buffer.concat([this.buf, chunk]);
+    const data = this.buf === null ? chunk : Buffer.concat([this.buf, chunk]);
     this.buf = null;
     const kept = this.chunks.length;
     const reply = this.read(data);

@@ -15,8 +15,8 @@ import { AdminChannel } from "./admin.ts";
 import { generatePayload } from "./body.ts";
 import { attemptDeadlineMs } from "./deadline.ts";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
-import { createGeneratePool, exchange, type GeneratePool, type HttpReply } from "./http.ts";
 import { type GenerateReplyJson, readGenerateReply } from "./generate-reply.ts";
+import { createGeneratePool, exchange, type GeneratePool, type HttpReply } from "./http.ts";
 import { errorMessage, parseGenerateBody } from "./response.ts";
 import {
   backoffDelayMs,
