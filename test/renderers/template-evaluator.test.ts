@@ -145,7 +145,7 @@ const CONSTRUCTS: Record<string, string> = {
     "{% for m in messages %}{% if loop.index0 == 1 %}{% continue %}{% endif %}{% if loop.index0 == 3 %}{% break %}{% endif %}{{ m.role }}{% else %}empty{% endfor %}{% for x in [] %}x{% else %}none{% endfor %}{% for k, v in messages[0].items() %}{{ k }}={{ v }};{% endfor %}{% for k in messages[0] %}{{ k }}{% endfor %}",
   sets: "{% set a, b = [1, 2] %}{{ a }}{{ b }}{% set block %}in {{ a }} block{% endset %}{{ block }}{% for m in messages %}{% set last = m.role %}{% endfor %}{{ last }}{% set c = 1 if a else 2 %}{{ c }}{{ 'yes' if false }}",
   dicts:
-    "{% set d = {'k': 'v', 'n': none} %}{{ d.k }}{{ d['k'] }}{{ d.get('k') }}{{ d.get('x', 'dflt') }}{{ d.get('x') }}{{ d.n }}{{ d.missing }}{{ d.keys() | list }}{{ d.values() | list }}{{ messages[0].get('role') }}{{ messages[0].tool_calls is defined }}",
+    "{% set d = {'k': 'v', 'n': none} %}{{ d.k }}{{ d['k'] }}{{ d.get('k') }}{{ d.get('x', 'dflt') }}{{ d.get('x') }}{{ d.n }}{{ d.missing }}{{ d.keys() | list }}{{ d.values() | list }}{{ messages[0].get('role') }}{{ messages[0].tool_calls is defined }}{{ messages[0].constructor }}{{ messages[0]['toString'] is defined }}{{ messages[0].__proto__ }}{{ messages[0].items is defined }}",
   filterBlock: "{% filter upper %}{% for m in messages %}{{ m.role }}{% endfor %}{% endfilter %}",
   raise:
     "{% for m in messages %}{% if m.role == 'system' %}{{ raise_exception('no system: ' ~ m.content) }}{% endif %}{{ m.content }}{% endfor %}",

@@ -95,6 +95,25 @@ export function compileExpr(n: Node | undefined | null, defined: ReadonlySet<str
           const a = l(s);
           return truthy(a) ? a : r(s);
         };
+      // The common cases on strings first; everything else by the library's rules (binary()).
+      if (op === "==")
+        return (s) => {
+          const a = l(s);
+          const b = r(s);
+          return typeof a === "string" && typeof b === "string" ? a === b : binary(op, a, b);
+        };
+      if (op === "!=")
+        return (s) => {
+          const a = l(s);
+          const b = r(s);
+          return typeof a === "string" && typeof b === "string" ? a !== b : binary(op, a, b);
+        };
+      if (op === "+")
+        return (s) => {
+          const a = l(s);
+          const b = r(s);
+          return typeof a === "string" && typeof b === "string" ? a + b : binary(op, a, b);
+        };
       return (s) => binary(op, l(s), r(s));
     }
     case "FilterExpression": {

@@ -7,7 +7,7 @@
  * `Unsupported`.
  */
 import { pyLstrip, pyRstrip, pyStrip } from "../../text/python-str.ts";
-import { type Dict, Fn, isDict, isInteger, Namespace, own, typeName, Unsupported } from "./values.ts";
+import { type Dict, Fn, isDict, isInteger, Namespace, typeName, Unsupported } from "./values.ts";
 
 const STRING_METHODS = new Set([
   "upper",
@@ -30,8 +30,11 @@ export function member(obj: unknown, key: unknown): unknown {
     if (typeof key !== "string")
       throw new Error(`Cannot access property with non-string: got ${typeName(key)}`);
     if (obj instanceof Namespace) return obj.map.get(key);
-    const v = own(obj, key);
-    if (v !== undefined || Object.hasOwn(obj, key)) return v;
+    // Own keys only; what a dict inherits from Object.prototype is a function or `__proto__`,
+    // so a defined non-function value under any other key is the dict's own.
+    const v = obj[key];
+    if (v !== undefined && typeof v !== "function" && key !== "__proto__") return v;
+    if (Object.hasOwn(obj, key)) return v;
     return DICT_METHODS.has(key) ? new Fn((args, kw) => callMethod(obj, key, args, kw)) : undefined;
   }
   if (Array.isArray(obj) || typeof obj === "string") {

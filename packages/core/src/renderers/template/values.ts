@@ -39,14 +39,11 @@ export const TUPLES = new WeakSet<unknown[]>();
 export type Dict = Record<string, unknown>;
 
 export function isDict(v: unknown): v is Dict {
-  return (
-    v !== null &&
-    typeof v === "object" &&
-    !Array.isArray(v) &&
-    !(v instanceof PyFloatValue) &&
-    !(v instanceof Namespace) &&
-    !(v instanceof Fn)
-  );
+  if (v === null || typeof v !== "object") return false;
+  // Plain objects (every input dict, every dict literal) first: no class checks for those.
+  const proto = Object.getPrototypeOf(v);
+  if (proto === Object.prototype || proto === null) return true;
+  return !Array.isArray(v) && !(v instanceof PyFloatValue) && !(v instanceof Namespace) && !(v instanceof Fn);
 }
 
 export function isNumber(v: unknown): v is number | PyFloatValue {
