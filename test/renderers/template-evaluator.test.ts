@@ -80,9 +80,14 @@ function same(
   return "error" in want;
 }
 
+/** Edge strings around some contents; some contents null or a list of parts; odd extra fields. */
 function edgy(gen: ConversationGen, rng: () => number, msgs: RenderMessage[]): RenderMessage[] {
   return msgs.map((m) => {
-    if (typeof m.content !== "string" || rng() > 0.3) return m;
+    const r = rng();
+    if (typeof m.content !== "string" || r > 0.45) return m;
+    if (r < 0.05) return { ...m, content: null };
+    if (r < 0.1) return { ...m, content: [{ type: "text", text: m.content }, { type: "image" }] };
+    if (r < 0.13) return { ...m, name: gen.pick(EDGE), score: gen.pick([1, 2.5, -0.0, 1e21, true]) };
     return { ...m, content: `${gen.pick(EDGE)}${m.content}${gen.pick(EDGE)}` };
   });
 }
@@ -128,9 +133,9 @@ const CONSTRUCTS: Record<string, string> = {
     "{{ none }}{{ true }}{{ 1.0 }}{{ 2.5 }}{{ 4 / 2 }}{{ 7 // 2 }}{{ 7 % 3 }}{{ 2 ** 3 }}{{ -3 }}{{ [1, 'a', none] }}{{ {'k': 'v'} }}{{ undefined_name }}{{ (1, 2)[1] }}",
   tupleJson: "{{ (1, 2) }}",
   arithmetic:
-    "{{ 1 + 2.0 }}{{ 3 - 1.5 }}{{ 2 * 3 }}{{ 7 / 7 }}{{ 7.0 // 2 }}{{ -7 % 3 }}{{ 2 ** -1 }}{{ 1 < 2 }}{{ 2 >= 2.0 }}{{ 'a' + 1 }}{{ 1 ~ 2.0 ~ 'x' }}{{ [1] + [2] }}",
+    "{{ 1 + 2.0 }}{{ 3 - 1.5 }}{{ 2 * 3 }}{{ 7 / 7 }}{{ 7.0 // 2 }}{{ -7 % 3 }}{{ 2 ** -1 }}{{ 1 < 2 }}{{ 2 >= 2.0 }}{{ 'a' + 1 }}{{ 1 ~ 2.0 ~ 'x' }}{{ [1] + [2] }}{{ 'x' ~ [1, 'a', 2.0, none, [3], {'k': 1}] }}{{ 'y' + messages[0] }}",
   equality:
-    "{{ 1 == '1' }}{{ 1 == 1.0 }}{{ none == none }}{{ 'a' != 'b' }}{{ messages[0] == messages[0] }}{{ true == 1 }}",
+    "{{ 1 == '1' }}{{ 1 == 1.0 }}{{ none == none }}{{ 'a' != 'b' }}{{ messages[0] == messages[0] }}{{ true == 1 }}{{ [] == '' }}{{ ['a', 1] == 'a,1' }}{{ [] == 0 }}{{ messages[0] == '[object Map]' }}{{ [none] == 'undefined' }}{{ [[1]] == '[1]' }}",
   membership:
     "{{ 'a' in 'cat' }}{{ 'x' not in 'cat' }}{{ 2 in [1, 2] }}{{ 'role' in messages[0] }}{{ 'nope' in messages[0] }}{{ 'z' in undefined_name }}",
   filters:

@@ -6,6 +6,7 @@
  * looks into lists (strict equality), strings and dict keys.
  */
 import {
+  Fn,
   float,
   inner,
   isDict,
@@ -13,28 +14,45 @@ import {
   isNumber,
   Namespace,
   num,
+  PyFloatValue,
+  printed,
   truthy,
   typeName,
   Unsupported,
 } from "./values.ts";
 
-const isObjectLike = (v: unknown) => v !== null && typeof v === "object" && !isNumber(v);
+const isObjectLike = (v: unknown) => v !== null && typeof v === "object" && !(v instanceof PyFloatValue);
+
+/**
+ * The string JavaScript makes of the library's inner value (its `value.toString()`, also what
+ * `==` coerces an object to): a list's inner value is a JS array of runtime values, so it joins
+ * their own `toString()`s with commas; a dict's or namespace's is a Map.
+ */
+function text(v: unknown): string {
+  if (Array.isArray(v)) return v.map(runtimeString).join(",");
+  if (v instanceof Fn) throw new Unsupported("string of a function");
+  if (isObjectLike(v)) return "[object Map]";
+  return String(inner(v));
+}
+
+/** A runtime value's own `toString()` (none and undefined hold no value: "undefined"). */
+function runtimeString(v: unknown): string {
+  if (v === null || v === undefined) return "undefined";
+  if (v instanceof Fn) throw new Unsupported("string of a function");
+  return printed(v);
+}
 
 export function equals(l: unknown, r: unknown): boolean {
   const a = inner(l);
   const b = inner(r);
-  // An object compared with a scalar: JavaScript would compare the library's own inner
-  // representation as a string, which these values do not share.
-  if (isObjectLike(a) !== isObjectLike(b) && a != null && b != null)
-    throw new Unsupported("== of object and scalar");
+  const objA = isObjectLike(a);
+  const objB = isObjectLike(b);
+  if (objA && objB) return a === b;
+  // An object against a scalar: JavaScript compares the object's string (see `text`).
+  // biome-ignore lint/suspicious/noDoubleEquals: the library compares with JavaScript's `==`.
+  if (objA || objB) return (objA ? text(a) : a) == (objB ? text(b) : b);
   // biome-ignore lint/suspicious/noDoubleEquals: the library compares with JavaScript's `==`.
   return a == b;
-}
-
-/** The text `~` and string `+` make of an operand (the library's `value.toString()`). */
-function text(v: unknown): string {
-  if (isObjectLike(v)) throw new Unsupported(`string concatenation of ${typeName(v)}`);
-  return String(inner(v));
 }
 
 export function binary(op: string, l: unknown, r: unknown): unknown {
