@@ -39,9 +39,13 @@ function conversation(salt: string, size: number): RenderMessage[] {
   return msgs;
 }
 
-/** Median wall ms and mean CPU ms of a warm render (CPU time is the steadier on a loaded machine). */
+/**
+ * Median wall ms and mean CPU ms of a warm render (CPU time is the steadier on a loaded machine).
+ * Warm means the JIT has optimized the render too: 30 renders first (with 10, the first
+ * repetition still timed the compiled templates' closures being optimized).
+ */
 function warmMs(r: Renderer, msgs: RenderMessage[], passes: number): { wall: number; cpu: number } {
-  for (let i = 0; i < 10; i++) r.render(msgs, { addGenerationPrompt: true });
+  for (let i = 0; i < 30; i++) r.render(msgs, { addGenerationPrompt: true });
   const times: number[] = [];
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < passes; i++) {
