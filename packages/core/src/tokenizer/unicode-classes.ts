@@ -119,8 +119,23 @@ function compactClass(cps: readonly number[]): string {
   return out;
 }
 
-/** HF's `\p{name}` as a `v`-flag class operand (usable inside and outside a class). */
+const operands = new Map<ClassName, string>();
+
+/**
+ * HF's `\p{name}` as a `v`-flag class operand (usable inside and outside a class). Kept per
+ * class: a pre-tokenizer pattern names `\p{L}` several times, and spelling out its thousands of
+ * exceptions each time was a visible part of loading a tokenizer.
+ */
 export function hfClassOperand(name: ClassName): string {
+  let operand = operands.get(name);
+  if (operand === undefined) {
+    operand = buildClassOperand(name);
+    operands.set(name, operand);
+  }
+  return operand;
+}
+
+function buildClassOperand(name: ClassName): string {
   if (name === "s") return `[${hfWhitespace()}]`;
   const { add, remove } = classExceptions(name);
   let set = `\\p{${name}}`;
