@@ -7,7 +7,8 @@ import type { Client } from "envroll/internal/clients/client.ts";
 import { createEvalClient } from "envroll/internal/clients/eval.ts";
 import { TrainClient } from "envroll/internal/clients/train.ts";
 import type { ClientConfig } from "envroll/internal/config/schema.ts";
-import { createRenderer } from "envroll/internal/renderers/index.ts";
+import { createRenderer, rendererTokenizer } from "envroll/internal/renderers/index.ts";
+import { loadTokenizer } from "envroll/internal/tokenizer/index.ts";
 import { SglangTransport } from "envroll/internal/transport/index.ts";
 import { UsageError } from "./args.ts";
 
@@ -29,10 +30,27 @@ export function enableThinking(sampling: Record<string, unknown>): boolean | und
   return typeof v === "boolean" ? v : undefined;
 }
 
+const rendererOptions = (client: Extract<ClientConfig, { type: "train" }>) =>
+  typeof client.renderer === "object" && client.renderer !== null ? client.renderer : {};
+
+/**
+ * Reads the tokenizer `makeClient(client, model)` will use into the process's tokenizer cache
+ * (a no-op when there is none to read). Failures are left for makeClient to report.
+ */
+export function preloadTokenizer(client: ClientConfig, model: string): void {
+  if (client.type !== "train") return;
+  try {
+    const name = rendererTokenizer(rendererName(client, model), rendererOptions(client) as object);
+    if (name !== null) loadTokenizer(name);
+  } catch {
+    // makeClient meets the same error and says it with its hint.
+  }
+}
+
 export function makeClient(client: ClientConfig, model: string, thinking?: boolean): Client {
   if (client.type === "eval") return createEvalClient(client, model);
   const name = rendererName(client, model);
-  const options = typeof client.renderer === "object" && client.renderer !== null ? client.renderer : {};
+  const options = rendererOptions(client);
   let renderer: ReturnType<typeof createRenderer>;
   try {
     renderer = createRenderer(name, { enableThinking: thinking, ...(options as object) });

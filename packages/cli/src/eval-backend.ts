@@ -15,7 +15,7 @@ import { type ReferenceBook, type ReferenceStats, referenceBook } from "envroll/
 import type { Taskset } from "envroll/internal/task.ts";
 import { isCheckpointFolder } from "envroll/internal/tokenizer/index.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
-import { enableThinking, makeClient } from "./client-factory.ts";
+import { enableThinking, makeClient, preloadTokenizer } from "./client-factory.ts";
 
 /** Where model calls go: the configured client, or the built-in engine started in-process. */
 export type EndpointChoice = { kind: "builtin" } | { kind: "client"; client: ClientConfig };
@@ -70,12 +70,20 @@ function builtinClient(url: string, folder: string | null): ClientConfig {
   };
 }
 
+/**
+ * `identified` settles when the endpoint check is done (it may set `config.model`, which decides
+ * the renderer): the environment is loaded while it is in flight, and the tokenizer read too when
+ * the renderer is already named. Its failure comes first, as if it had been awaited before.
+ */
 export async function openBackend(
   config: EnvConfig,
   endpoint: EndpointChoice,
   say: (line: string) => void,
   taskset?: Taskset<any, any>,
+  identified: Promise<void> = Promise.resolve(),
 ): Promise<EvalBackend> {
+  // Awaited below; meanwhile a rejection is not unhandled.
+  identified.catch(() => {});
   let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
   let clientConfig: ClientConfig;
   // The engine starts before the tasks load (judges need its URL), so its reference source is
@@ -96,7 +104,12 @@ export async function openBackend(
   try {
     // Offline, the built-in engine also answers the judges left at the default (unreachable) endpoint.
     const judges = engine ? { defaultBaseUrl: `${engine.url}/v1` } : undefined;
-    env = await loadEnvironment(config, { ...(taskset ? { taskset } : {}), judges });
+    try {
+      env = await loadEnvironment(config, { ...(taskset ? { taskset } : {}), judges });
+    } catch (e) {
+      await identified;
+      throw e;
+    }
     let reference: EvalBackend["reference"] = null;
     if (engine) {
       book = referenceBook([{ taskset: env.taskset, tasks: env.tasks }]);
@@ -106,6 +119,8 @@ export async function openBackend(
           (env.judges.length > 0 ? " for the model and the judges" : ""),
       );
     }
+    preloadTokenizer(clientConfig, config.model);
+    await identified;
     const client = makeClient(clientConfig, config.model, enableThinking(config.sampling));
     return new EnvironmentBackend(env, client, engine, reference);
   } catch (e) {

@@ -81,8 +81,9 @@ export async function runEval(
     return 0;
   }
   const say: Say = (line) => process.stderr.write(`${line}\n`);
-  await identifyEndpoint(p, say);
-  const backend = await openBackend(config, p.endpoint, say, p.taskset);
+  // The endpoint check is a round trip to another process: the tasks load (and the tokenizer is
+  // read) while it is in flight.
+  const backend = await openBackend(config, p.endpoint, say, p.taskset, identifyEndpoint(p, say));
   const controller = new AbortController();
   // Every in-flight rollout listens on this one signal; the default cap of 10 would warn.
   setMaxListeners(0, controller.signal);

@@ -71,6 +71,15 @@ function defaultWarning(message: string): void {
   process.emitWarning(message, { code: "ENVROLL_GENERIC_RENDERER" });
 }
 
+/**
+ * The tokenizer `createRenderer(model, options)` reads (a checkpoint folder, or "qwen3"), or null
+ * when it would read none: so a caller can load it ahead, e.g. while a network check is in flight.
+ */
+export function rendererTokenizer(model: string, options: CreateRendererOptions = {}): string | null {
+  const folder = options.tokenizerPath ?? (isCheckpointFolder(model) ? model : null);
+  return folder ?? (isQwen3Model(model) ? "qwen3" : null);
+}
+
 export function createRenderer(model: string, options: CreateRendererOptions = {}): Renderer {
   const folder = options.tokenizerPath ?? (isCheckpointFolder(model) ? model : null);
   const explicit = RENDERER_NAMES.includes(model) ? (model as RendererKind) : null;
