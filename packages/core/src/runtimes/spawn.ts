@@ -7,7 +7,6 @@
  * the stdout pipe open, and 'close' would then wait for *it*. On 'exit' the group is killed and
  * the streams get a short grace period to drain before they are destroyed.
  */
-import { spawn } from "node:child_process";
 import type { ProgramResult } from "./runtime.ts";
 
 export interface SpawnOptions {
@@ -33,7 +32,10 @@ export function killGroup(pid: number): void {
   }
 }
 
-export function spawnProgram(argv: readonly string[], o: SpawnOptions): Promise<ProgramResult> {
+export async function spawnProgram(argv: readonly string[], o: SpawnOptions): Promise<ProgramResult> {
+  // Imported here: a run whose harness never starts a program (most evals) never loads
+  // node:child_process, which was a visible part of the CLI's start-up.
+  const { spawn } = await import("node:child_process");
   const started = performance.now();
   return new Promise((resolveRun) => {
     const child = spawn(argv[0]!, argv.slice(1), {
