@@ -9,7 +9,7 @@
  * or V8 refused it, replacing the entries of earlier builds, and anything unreadable is a miss.
  * `ENVROLL_CACHE_DIR=off` turns it off (the bundle is then plainly required).
  */
-import "../bin/wasm-flags.mjs";
+import "../bin/v8-flags.mjs";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -6,7 +6,7 @@
  * never runs stale and a checkout that was never built still works. ENVROLL_FROM_SOURCE=1
  * forces the sources.
  */
-import "./wasm-flags.mjs";
+import "./v8-flags.mjs";
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
 import { builtIsCurrent } from "envroll/build-stamp.mjs";
