@@ -19,18 +19,12 @@ import { effectiveTraces } from "envroll/internal/outputs/trace-set.ts";
 import { readTraces, TracesWriter } from "envroll/internal/outputs/traces-file.ts";
 import { namesRenderer } from "envroll/internal/renderers/index.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
-import { z } from "zod";
 import { finiteNumber, positiveInt, splitArgs, UsageError } from "./args.ts";
 import { openBackend } from "./eval-backend.ts";
 import { failureLines, retryLine, summaryLines } from "./eval-outcome.ts";
 import { configToml, type EvalFlags, type EvalPlan, planEval } from "./eval-plan.ts";
 import { preflight } from "./preflight.ts";
 import { Progress } from "./progress.ts";
-
-// zod compiles a parser per object schema with `new Function` at its first parse, which no code
-// cache keeps: an eval parses its config once, so the interpreted path is cheaper (~5 ms of
-// start-up). The CLI process's own choice; the library leaves zod's settings alone.
-z.config({ jitless: true });
 
 export { configToml, type EvalFlags } from "./eval-plan.ts";
 

@@ -17,6 +17,12 @@ import { configErrorFromIssues } from "./issues.ts";
 import { checkSamplingKeys } from "./sampling-keys.ts";
 import { type EnvConfig, EnvConfigSchema } from "./schema.ts";
 
+/**
+ * A config is parsed once per process: zod's fast path would first compile a parser per object
+ * schema with `new Function` (code no code cache keeps), which cost more than the one parse.
+ */
+const ONCE = { jitless: true } as const;
+
 export type ConfigSource = string | Record<string, unknown> | null | undefined;
 /** Dotted keys (`retries.rollout.max_retries`) to values; strings are read as TOML values when they parse. */
 export type ConfigOverrides = Record<string, unknown> | readonly (readonly [string, unknown])[];
@@ -193,7 +199,7 @@ export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig
   const client = merged["client"];
   if (isTable(client) && client["type"] === undefined) client["type"] = "eval";
 
-  const parsed = EnvConfigSchema.safeParse(merged);
+  const parsed = EnvConfigSchema.safeParse(merged, ONCE);
   if (!parsed.success)
     throw configErrorFromIssues(
       parsed.error.issues,
@@ -212,7 +218,7 @@ export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig
   if (schema) {
     // Taskset schemas are usually plain objects; make them strict so typos are caught here too.
     const strict = typeof schema.strict === "function" ? schema.strict() : schema;
-    const res = strict.safeParse(fields);
+    const res = strict.safeParse(fields, ONCE);
     if (!res.success) throw configErrorFromIssues(res.error.issues, fields, strict, "taskset");
     tasksetFields = res.data;
   } else if (Object.keys(fields).length > 0) {
