@@ -21,6 +21,7 @@ import type { AssistantMessage, FinishReason, Message, Tool, ToolCall } from "..
 import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
 import { type BridgePlan, type ClientSession, ClientSessions, renderFingerprint } from "./client-session.ts";
 import { rawJsonMember } from "./json-member.ts";
+import { PromptCache } from "./prompt-cache.ts";
 
 export interface TrainClientOptions {
   renderer: Renderer;
@@ -35,6 +36,8 @@ export interface TrainClientOptions {
   bridgeTurns?: number;
   /** Rollouts whose bridge state is kept when none is ended explicitly (default 4096). */
   sessionCapacity?: number;
+  /** First-turn prompts kept for the other rollouts of their group (default 64; 0: none). */
+  promptCache?: number;
 }
 
 /** The aborted turn is an error, not an empty reply: an abort must never look like a finished turn. */
@@ -53,7 +56,10 @@ export class TrainClient implements Client {
    * turn the prompt extends; `bridgeDeclined`: the renderer could not prove a bridge.
    */
   readonly counts = { bridged: 0, rendered: 0, bridgeDeclined: 0, inputsChanged: 0 };
+  /** Of the `rendered` turns, those whose prompt came from the group's first render. */
+  cachedRenders = 0;
   private readonly sessions: ClientSessions;
+  private readonly prompts: PromptCache | null;
 
   constructor(options: TrainClientOptions) {
     this.renderer = options.renderer;
@@ -62,6 +68,8 @@ export class TrainClient implements Client {
     this.enableThinking = options.enableThinking;
     this.useBridge = options.bridge ?? true;
     this.sessions = new ClientSessions(options.sessionCapacity ?? 4096, options.bridgeTurns ?? 4);
+    const cached = options.promptCache ?? 64;
+    this.prompts = cached > 0 ? new PromptCache(cached) : null;
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
@@ -81,7 +89,7 @@ export class TrainClient implements Client {
     const plan: BridgePlan = this.useBridge
       ? session.plan(request.messages, hashes, fingerprint)
       : { kind: "render", inputsChanged: false };
-    const prompt = this.buildPrompt(request, plan, { tools, enableThinking });
+    const prompt = this.buildPrompt(request, plan, fingerprint, { tools, enableThinking });
     const result = await this.transport.generate({
       inputIds: prompt.promptIds,
       sampling: request.sampling,
@@ -130,6 +138,7 @@ export class TrainClient implements Client {
   private buildPrompt(
     request: ModelRequest,
     plan: BridgePlan,
+    fingerprint: string,
     opts: { tools: RenderTool[] | null; enableThinking: boolean | undefined },
   ): TurnTokens {
     let bridgeDeclined: string | undefined;
@@ -168,16 +177,23 @@ export class TrainClient implements Client {
       bridgeDeclined = declined;
     } else if (plan.inputsChanged) this.counts.inputsChanged++;
     this.counts.rendered++;
+    const key = this.prompts?.key(request.messages, fingerprint) ?? null;
+    const cached = key === null ? undefined : this.prompts!.get(key);
+    if (cached) {
+      this.cachedRenders++;
+      return withDecline({ ...cached }, bridgeDeclined);
+    }
     const rendered = this.renderer.render(request.messages, { ...opts, addGenerationPrompt: true });
-    return {
+    const tokens: TurnTokens = {
       promptIds: TokenSequence.from(rendered.tokenIds),
       completionIds: [],
       completionLogprobs: [],
       promptMessageIndices: rendered.messageIndices,
       promptIsContent: rendered.isContent,
       bridged: false,
-      ...(bridgeDeclined !== undefined ? { bridgeDeclined } : {}),
     };
+    if (key !== null) this.prompts!.set(key, tokens);
+    return withDecline({ ...tokens }, bridgeDeclined);
   }
 
   private toResponse(
@@ -220,6 +236,11 @@ export class TrainClient implements Client {
   async close(): Promise<void> {
     await this.transport.close();
   }
+}
+
+function withDecline(tokens: TurnTokens, bridgeDeclined: string | undefined): TurnTokens {
+  if (bridgeDeclined !== undefined) tokens.bridgeDeclined = bridgeDeclined;
+  return tokens;
 }
 
 function toRenderTool(tool: Tool): RenderTool {
