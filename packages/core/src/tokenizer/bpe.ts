@@ -14,6 +14,7 @@
 import { BYTE_TO_CHAR } from "./byte-level.ts";
 import type { CompiledBpe } from "./compiled-cache.ts";
 import { MergeTable, PAIR_SHIFT } from "./merge-table.ts";
+import { joinedBeforeMetaSpace, META_SPACE } from "./meta-space.ts";
 import { ArrayTokenList, type PackedTokenList, type TokenList } from "./token-list.ts";
 
 export interface BpeModelJson {
@@ -40,6 +41,10 @@ export class BytePairModel {
   private readonly byteFallback: boolean;
   private readonly fuseUnk: boolean;
   private readonly cache = new Map<string, number[]>();
+  /** id + 1 of each one-unit character, -1 when it is not in the vocabulary, 0 not looked up yet. */
+  private charIds: Int32Array | null = null;
+  /** Characters a piece must not be cut after (meta-space.ts); null until first needed. */
+  private noCutBefore: Set<number> | null = null;
   private static readonly CACHE_LIMIT = 200_000;
 
   /** `compiled` (from the tokenizer cache) stands in for `model.vocab` and `model.merges`. */
@@ -122,12 +127,49 @@ export class BytePairModel {
   encodePiece(piece: string): number[] {
     const hit = this.cache.get(piece);
     if (hit !== undefined) return hit;
-    const ids = this.byteLevel ? this.encodeBytes(piece) : this.encodeChars(piece);
+    let ids: number[];
+    if (this.byteLevel) ids = this.encodeBytes(piece);
+    else if (this.ignoreMerges) ids = this.encodeChars(piece);
+    else ids = this.encodeWords(piece);
+    this.remember(piece, ids);
+    return ids;
+  }
+
+  private remember(piece: string, ids: number[]): void {
     // Like HF (`MAX_LENGTH`), only short pieces are cached: a long one rarely repeats, and the
     // count-bounded cache would otherwise hold arbitrarily large keys.
-    if (piece.length >= CACHE_PIECE_MAX) return ids;
+    if (piece.length >= CACHE_PIECE_MAX) return;
     if (this.cache.size >= BytePairModel.CACHE_LIMIT) this.cache.clear();
     this.cache.set(piece, ids);
+  }
+
+  /**
+   * Character-level: the piece cut before each "▁" where no merge can cross (meta-space.ts),
+   * each part merged (and cached) on its own. The character before a cut must be a vocabulary
+   * character, so its symbol is its own text (a byte-fallback or unknown symbol is not).
+   */
+  private encodeWords(piece: string): number[] {
+    let out: number[] | null = null;
+    let start = 0;
+    for (let q = piece.indexOf(META_SPACE, 1); q >= 0; q = piece.indexOf(META_SPACE, q + 1)) {
+      const x = piece.charCodeAt(q - 1);
+      if ((x & 0xf800) === 0xd800 || this.bmpCharId(x) === undefined) continue;
+      this.noCutBefore ??= joinedBeforeMetaSpace(this.tokens);
+      if (x === META_SPACE.charCodeAt(0) || this.noCutBefore.has(x)) continue;
+      out ??= [];
+      for (const id of this.word(piece.slice(start, q))) out.push(id);
+      start = q;
+    }
+    if (out === null) return this.encodeChars(piece);
+    for (const id of this.word(piece.slice(start))) out.push(id);
+    return out;
+  }
+
+  private word(part: string): number[] {
+    const hit = this.cache.get(part);
+    if (hit !== undefined) return hit;
+    const ids = this.encodeChars(part);
+    this.remember(part, ids);
     return ids;
   }
 
@@ -152,15 +194,20 @@ export class BytePairModel {
     }
     const syms: number[] = [];
     let lastUnk = false;
-    for (const ch of piece) {
-      const id = this.vocab.get(ch);
+    for (let i = 0; i < piece.length; ) {
+      // Same characters as `for (const ch of piece)`: a surrogate pair is one, a lone one is one.
+      const c = piece.charCodeAt(i);
+      const pair = c >= 0xd800 && c < 0xdc00 && i + 1 < piece.length && (piece.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+      const ch = pair ? piece.slice(i, i + 2) : null;
+      i += pair ? 2 : 1;
+      const id = ch === null ? this.bmpCharId(c) : this.vocab.get(ch);
       if (id !== undefined) {
         syms.push(id);
         lastUnk = false;
         continue;
       }
       if (this.byteFallback) {
-        const bytes = Buffer.from(ch, "utf8");
+        const bytes = Buffer.from(ch ?? String.fromCharCode(c), "utf8");
         let all = true;
         for (const b of bytes) if (this.fallbackIds[b]! < 0) all = false;
         if (all) {
@@ -171,12 +218,31 @@ export class BytePairModel {
       }
       if (this.unkId === undefined)
         throw new Error(
-          `character U+${ch.codePointAt(0)!.toString(16)} is not in the vocabulary and there is no unk_token`,
+          `character U+${(ch?.codePointAt(0) ?? c).toString(16)} is not in the vocabulary and there is no unk_token`,
         );
       if (!(this.fuseUnk && lastUnk)) syms.push(this.unkId);
       lastUnk = true;
     }
     return this.mergeAll(syms);
+  }
+
+  /**
+   * Vocabulary id of a one-unit character, memoized in a 64k table: character-level encoding
+   * (Gemma: a whole message is one piece) looks up every character, and a string-keyed Map
+   * probe per character was the largest cost after the merge loop.
+   */
+  private bmpCharId(c: number): number | undefined {
+    let table = this.charIds;
+    if (table === null) {
+      table = new Int32Array(0x10000);
+      this.charIds = table;
+    }
+    const v = table[c]!;
+    if (v > 0) return v - 1;
+    if (v < 0) return undefined;
+    const id = this.vocab.get(String.fromCharCode(c));
+    table[c] = id === undefined ? -1 : id + 1;
+    return id;
   }
 
   /**
@@ -234,16 +300,17 @@ export function mergeByHeap(syms: readonly number[], merges: MergeTable): number
     prev[i] = i - 1;
     next[i] = i + 1 < n ? i + 1 : -1;
   }
-  const heap: number[] = [];
-  const candidate = (i: number): void => {
-    const j = next[i]!;
-    if (j < 0) return;
-    const packed = merges.get(sym[i]!, sym[j]!);
-    if (packed >= 0) heapPush(heap, Math.floor(packed / PAIR_SHIFT) * POS_SHIFT + i);
-  };
-  for (let i = 0; i < n - 1; i++) candidate(i);
-  while (heap.length > 0) {
-    const key = heapPop(heap);
+  // n - 1 initial candidates and at most two per merge (n - 1 merges): 3n slots always suffice,
+  // so the heap is one preallocated typed array (a growing number[] was the loop's main cost).
+  const heap = new Float64Array(3 * n);
+  let size = 0;
+  for (let i = 0; i < n - 1; i++) {
+    const packed = merges.get(sym[i]!, sym[i + 1]!);
+    if (packed >= 0) size = heapPush(heap, size, Math.floor(packed / PAIR_SHIFT) * POS_SHIFT + i);
+  }
+  while (size > 0) {
+    const key = heap[0]!;
+    size = heapPop(heap, size);
     const rank = Math.floor(key / POS_SHIFT);
     const i = key - rank * POS_SHIFT;
     const j = next[i]!;
@@ -256,8 +323,15 @@ export function mergeByHeap(syms: readonly number[], merges: MergeTable): number
     const k = next[j]!;
     next[i] = k;
     if (k >= 0) prev[k] = i;
-    if (prev[i]! >= 0) candidate(prev[i]!);
-    candidate(i);
+    const h = prev[i]!;
+    if (h >= 0) {
+      const left = merges.get(sym[h]!, sym[i]!);
+      if (left >= 0) size = heapPush(heap, size, Math.floor(left / PAIR_SHIFT) * POS_SHIFT + h);
+    }
+    if (k >= 0) {
+      const right = merges.get(sym[i]!, sym[k]!);
+      if (right >= 0) size = heapPush(heap, size, Math.floor(right / PAIR_SHIFT) * POS_SHIFT + i);
+    }
   }
   // Position 0 is never merged away (only right-hand symbols are), so the list starts there.
   const out: number[] = [];
@@ -265,9 +339,9 @@ export function mergeByHeap(syms: readonly number[], merges: MergeTable): number
   return out;
 }
 
-function heapPush(heap: number[], key: number): void {
-  let i = heap.length;
-  heap.push(key);
+/** Pushes `key` onto the heap of `size` entries; returns the new size. */
+function heapPush(heap: Float64Array, size: number, key: number): number {
+  let i = size;
   while (i > 0) {
     const parent = (i - 1) >> 1;
     if (heap[parent]! <= key) break;
@@ -275,12 +349,13 @@ function heapPush(heap: number[], key: number): void {
     i = parent;
   }
   heap[i] = key;
+  return size + 1;
 }
 
-function heapPop(heap: number[]): number {
-  const top = heap[0]!;
-  const last = heap.pop() as number;
-  const n = heap.length;
+/** Removes the smallest key (read `heap[0]` first); returns the new size. */
+function heapPop(heap: Float64Array, size: number): number {
+  const n = size - 1;
+  const last = heap[n]!;
   if (n > 0) {
     let i = 0;
     for (;;) {
@@ -294,7 +369,7 @@ function heapPop(heap: number[]): number {
     }
     heap[i] = last;
   }
-  return top;
+  return n;
 }
 
 /**
