@@ -197,7 +197,8 @@ export class BytePairModel {
     for (let i = 0; i < piece.length; ) {
       // Same characters as `for (const ch of piece)`: a surrogate pair is one, a lone one is one.
       const c = piece.charCodeAt(i);
-      const pair = c >= 0xd800 && c < 0xdc00 && i + 1 < piece.length && (piece.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+      const pair =
+        c >= 0xd800 && c < 0xdc00 && i + 1 < piece.length && (piece.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
       const ch = pair ? piece.slice(i, i + 2) : null;
       i += pair ? 2 : 1;
       const id = ch === null ? this.bmpCharId(c) : this.vocab.get(ch);
