@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { mulberry32 } from "../../packages/core/src/random.ts";
+import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
+import { composeNfc, hfNfc, mayChangeUnderNfc } from "../../packages/core/src/tokenizer/nfc.ts";
+
+// hfNfc answers text below U+0300 without its tables; these check that shortcut against the
+// full pass on HF's own data, and that a trigger anywhere in the text still reaches the full pass.
+
+test("NFC: every code point below U+0300 is left as is by the full pass, alone and in sequence", () => {
+  const cps = Array.from({ length: 0x300 }, (_, i) => i);
+  const all = String.fromCodePoint(...cps);
+  assert.equal(composeNfc(all), all);
+  assert.equal(composeNfc([...all].reverse().join("")), [...all].reverse().join(""));
+  for (const cp of cps) assert.equal(composeNfc(String.fromCodePoint(cp)), String.fromCodePoint(cp));
+  assert.equal(mayChangeUnderNfc(all), false);
+});
+
+test("NFC: a combining mark or jamo at any position reaches the full pass", () => {
+  assert.equal(hfNfc("plain text cafe\u0301"), "plain text caf\u00e9");
+  assert.equal(hfNfc("e\u0301 then ascii"), "\u00e9 then ascii");
+  assert.equal(hfNfc("hangul \u1100\u1161\u11a8"), "hangul \uac01");
+  assert.equal(hfNfc("a\u0323\u0302"), "\u1ead");
+  assert.equal(mayChangeUnderNfc("ascii then \u0301"), true);
+});
+
+test("NFC: on random mixes of ASCII, Latin-1, marks and Hangul the shortcut equals the full pass", () => {
+  const pools = [
+    [0x20, 0x7e],
+    [0xa0, 0x2ff],
+    [0x300, 0x36f],
+    [0x1100, 0x1112],
+    [0x1161, 0x1175],
+    [0x11a8, 0x11c2],
+    [0xac00, 0xd7a3],
+  ] as const;
+  const rand = mulberry32(7);
+  for (let n = 0; n < 2000; n++) {
+    const cps: number[] = [];
+    const len = 1 + Math.floor(rand() * 12);
+    // A third of the texts stay below U+0300, the shortcut's case.
+    const usable = n % 3 === 0 ? 2 : pools.length;
+    for (let k = 0; k < len; k++) {
+      const [lo, hi] = pools[Math.floor(rand() * usable)]!;
+      cps.push(lo + Math.floor(rand() * (hi - lo + 1)));
+    }
+    const text = String.fromCodePoint(...cps);
+    assert.equal(hfNfc(text), composeNfc(text), JSON.stringify(text));
+  }
+});
+
+test("NFC: the tokenizer gives decomposed and composed text the same ids", () => {
+  const tok = loadTokenizer();
+  assert.deepEqual(tok.encode("cafe\u0301 au lait"), tok.encode("caf\u00e9 au lait"));
+  assert.deepEqual(tok.encode("\u1100\u1161\u11a8 word"), tok.encode("\uac01 word"));
+  assert.notDeepEqual(tok.encode("cafe au lait"), tok.encode("caf\u00e9 au lait"));
+});
