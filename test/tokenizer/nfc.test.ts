@@ -16,6 +16,21 @@ test("NFC: every code point below U+0300 is left as is by the full pass, alone a
   assert.equal(mayChangeUnderNfc(all), false);
 });
 
+test("NFC: all code points the quick check passes, side by side, are left as is by the full pass", () => {
+  const passed: number[] = [];
+  for (let cp = 0x300; cp < 0x110000; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    if (!mayChangeUnderNfc(String.fromCodePoint(cp))) passed.push(cp);
+  }
+  // Most of Unicode (CJK, "…", emoji) must pass, or the quick check would save nothing.
+  assert.ok(passed.length > 1_000_000, String(passed.length));
+  let text = "";
+  for (let i = 0; i < passed.length; i += 4096) text += String.fromCodePoint(...passed.slice(i, i + 4096));
+  assert.equal(mayChangeUnderNfc(text), false);
+  assert.ok(composeNfc(text) === text);
+  assert.equal(mayChangeUnderNfc("today \u4eca\u5929\u2026 and \u{1f600}"), false);
+});
+
 test("NFC: a combining mark or jamo at any position reaches the full pass", () => {
   assert.equal(hfNfc("plain text cafe\u0301"), "plain text caf\u00e9");
   assert.equal(hfNfc("e\u0301 then ascii"), "\u00e9 then ascii");

@@ -19,35 +19,41 @@ interface Tables {
   decomp: Map<number, number[]>;
   ccc: Map<number, number>;
   compose: Map<number, number>;
-  /** 1 where NFC may change the text (decomposable, non-starter, second half of a pair). */
-  touch: Uint8Array;
 }
 
 let tables: Tables | null = null;
+/** 1 where NFC may change the text (decomposable, non-starter, second half of a pair). */
+let touchTable: Uint8Array | null = null;
+
+/**
+ * The quick check's table alone: prompts often hold a character at or above U+0300 ("…", CJK)
+ * that NFC leaves as is, and answering them needs only the data's keys, not the maps of the
+ * full pass (building those was most of the tables' cost).
+ */
+function touch(): Uint8Array {
+  if (touchTable) return touchTable;
+  const d = hfUnicode();
+  const t = new Uint8Array(0x110000);
+  for (const k of Object.keys(d.nfd)) t[Number(k)] = 1;
+  for (const k of Object.keys(d.ccc)) t[Number(k)] = 1;
+  for (const entry of d.compose) t[entry[1]] = 1;
+  t.fill(1, S_BASE, S_BASE + S_COUNT);
+  t.fill(1, V_BASE, V_BASE + V_COUNT);
+  t.fill(1, T_BASE + 1, T_BASE + T_COUNT);
+  touchTable = t;
+  return t;
+}
 
 function load(): Tables {
   if (tables) return tables;
   const d = hfUnicode();
-  const touch = new Uint8Array(0x110000);
   const decomp = new Map<number, number[]>();
-  for (const [k, v] of Object.entries(d.nfd)) {
-    decomp.set(Number(k), v);
-    touch[Number(k)] = 1;
-  }
+  for (const [k, v] of Object.entries(d.nfd)) decomp.set(Number(k), v);
   const ccc = new Map<number, number>();
-  for (const [k, v] of Object.entries(d.ccc)) {
-    ccc.set(Number(k), v);
-    touch[Number(k)] = 1;
-  }
+  for (const [k, v] of Object.entries(d.ccc)) ccc.set(Number(k), v);
   const compose = new Map<number, number>();
-  for (const [a, b, c] of d.compose) {
-    compose.set(a * 0x110000 + b, c);
-    touch[b] = 1;
-  }
-  touch.fill(1, S_BASE, S_BASE + S_COUNT);
-  touch.fill(1, V_BASE, V_BASE + V_COUNT);
-  touch.fill(1, T_BASE + 1, T_BASE + T_COUNT);
-  tables = { decomp, ccc, compose, touch };
+  for (const [a, b, c] of d.compose) compose.set(a * 0x110000 + b, c);
+  tables = { decomp, ccc, compose };
   return tables;
 }
 
@@ -55,16 +61,16 @@ function load(): Tables {
 export function mayChangeUnderNfc(text: string): boolean {
   // Below U+0300 every character is its own NFC and none combines with the one before it (the
   // first combining mark is U+0300), so text made only of them, which is nearly all prompts, is
-  // answered without building the tables (a 1.1 MB array and three maps: a few ms at start-up).
+  // answered without reading any table.
   let i = 0;
   while (i < text.length && text.charCodeAt(i) < 0x300) i++;
   if (i === text.length) return false;
-  const { touch } = load();
+  const touched = touch();
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x300) continue;
     const cp = text.codePointAt(i)!;
-    if (touch[cp]) return true;
+    if (touched[cp]) return true;
     if (cp > 0xffff) i++;
   }
   return false;
