@@ -12,6 +12,8 @@
  * body can carry `input_ids` without re-serialising the history (`jsonIdBytes`).
  */
 
+import { zeros } from "./packed-arrays.ts";
+
 /** Ids as the renderers, clients and transport accept them. */
 export type TokenIds = TokenSequence | readonly number[];
 
@@ -114,11 +116,11 @@ export class TokenSequence implements Iterable<number> {
     return prefix.store === this.store && prefix.length <= this.length;
   }
 
-  /** A fresh array of ids [start, end), like Array.prototype.slice. */
+  /** A fresh (packed) array of ids [start, end), like Array.prototype.slice. */
   slice(start = 0, end = this.length): number[] {
     const s = clampIndex(start, this.length);
     const e = clampIndex(end, this.length);
-    const out = new Array<number>(Math.max(0, e - s));
+    const out = zeros(Math.max(0, e - s));
     const buf = this.store.ids;
     for (let i = s; i < e; i++) out[i - s] = buf[i]!;
     return out;

@@ -8,6 +8,7 @@
  * so no sampled token weighs twice in the loss.
  */
 
+import { doubleZeros, falses, nulls, zeros } from "../packed-arrays.ts";
 import type { MessageGraph } from "./graph.ts";
 import type { BranchRecord } from "./record.ts";
 
@@ -16,13 +17,13 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
   const path = graph.path(leaf);
   let total = 0;
   for (const i of path) total += graph.nodes[i]!.tokenIds?.length ?? 0;
-  // Sized once: branches are built for every finished trace, so per-token pushes add up.
+  // Sized once and packed: branches are built for every finished trace and then serialized.
   const b: BranchRecord = {
     node_indices: path,
-    token_ids: new Array(total),
-    sampled_mask: new Array(total),
-    logprobs: new Array(total),
-    weight_versions: new Array(total),
+    token_ids: zeros(total),
+    sampled_mask: falses(total),
+    logprobs: doubleZeros(total),
+    weight_versions: nulls(total),
   };
   let at = 0;
   for (const i of path) {

@@ -11,6 +11,7 @@
  * business, which alone knows every input the prompt depends on.
  */
 import type { ModelResponse, TokenBudget, TurnTokens } from "../clients/client.ts";
+import { doubleZeros, falses, zeros } from "../packed-arrays.ts";
 import type { TokenSequence } from "../token-sequence.ts";
 import type { FinishReason, Message } from "../types.ts";
 import { messageHash } from "./hash.ts";
@@ -58,19 +59,13 @@ class PromptAttribution {
   isContent(from: number, to: number, sampled = 0): boolean[] | undefined {
     const flags = this.tokens.promptIsContent;
     if (!flags) return undefined;
-    const out = new Array<boolean>(to - from + sampled);
-    let k = 0;
-    for (let pos = from; pos < to; pos++) out[k++] = pos < this.start ? false : flags[pos - this.start]!;
+    const out = falses(to - from + sampled);
+    // Before `start` the prompt is carried history: not content (already false).
+    let k = Math.min(Math.max(0, this.start - from), to - from);
+    for (let pos = from + k; pos < to; pos++) out[k++] = flags[pos - this.start]!;
     while (k < out.length) out[k++] = true;
     return out;
   }
-}
-
-/** `new Array(n).fill(v)` without the holey-then-filled detour. */
-function filled<T>(n: number, v: T): T[] {
-  const out = new Array<T>(n);
-  for (let i = 0; i < n; i++) out[i] = v;
-  return out;
 }
 
 export class MessageGraph {
@@ -168,8 +163,8 @@ export class MessageGraph {
       if (tokens && attribution) {
         const end = ends[j - reused]!;
         node.tokenIds = tokens.promptIds.slice(start, end);
-        node.mask = filled(end - start, false);
-        node.logprobs = filled(end - start, 0);
+        node.mask = falses(end - start);
+        node.logprobs = zeros(end - start);
         const content = attribution.isContent(start, end);
         if (content) node.isContent = content;
         path = tokens.promptIds.prefix(end);
@@ -196,19 +191,17 @@ export class MessageGraph {
       const completion = tokens.completionIds;
       const gen = tokens.promptIds.length - start;
       const total = gen + completion.length;
-      // Each array sized once (a trace's token arrays are most of what a rollout allocates).
-      const ids = new Array<number>(total);
-      const mask = new Array<boolean>(total);
-      const logprobs = new Array<number>(total);
-      for (let k = 0; k < gen; k++) {
-        ids[k] = tokens.promptIds.at(start + k)!;
-        mask[k] = false;
-        logprobs[k] = 0;
-      }
+      // Each array sized once and packed (a trace's token arrays are most of what a rollout
+      // allocates, and records are serialized).
+      const ids = zeros(total);
+      const mask = falses(total);
+      const logprobs = doubleZeros(total);
+      for (let k = 0; k < gen; k++) ids[k] = tokens.promptIds.at(start + k)!;
+      const completionLogprobs = tokens.completionLogprobs;
       for (let k = 0; k < completion.length; k++) {
         ids[gen + k] = completion[k]!;
         mask[gen + k] = true;
-        logprobs[gen + k] = tokens.completionLogprobs[k]!;
+        logprobs[gen + k] = completionLogprobs[k]!;
       }
       reply.tokenIds = ids;
       reply.mask = mask;
