@@ -4,7 +4,6 @@
  * one group (`runGroup`) or a list of work items (`run`, the one scheduler). Results stream out through callbacks as
  * plain `TraceRecord`s and are not retained, so memory is bounded by the rollouts in flight.
  */
-import pLimit, { type LimitFunction } from "p-limit";
 import type { Client, Sampling } from "./clients/client.ts";
 import { configErrorFromIssues } from "./config/issues.ts";
 import { tasksetFields } from "./config/load.ts";
@@ -17,6 +16,7 @@ import type { InterceptionServer } from "./interception/server.ts";
 import { DROPPED_SAMPLING_INFO } from "./interception/trace-info.ts";
 import { resolveJudgeConfigs } from "./judges/config.ts";
 import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
+import { createLimiter, type Limiter } from "./limiter.ts";
 import type { RolloutLimits } from "./limits.ts";
 import { resolveTaskset } from "./loaders.ts";
 import { checkToolsets } from "./mcp/check.ts";
@@ -127,7 +127,7 @@ export async function loadEnvironment(
 }
 
 export class Environment {
-  private limiter: LimitFunction;
+  private limiter: Limiter;
   private server: Promise<InterceptionServer> | null = null;
   private readonly limits: RolloutLimits;
 
@@ -139,7 +139,7 @@ export class Environment {
     readonly tasks: readonly TaskData[],
     readonly judges: readonly LoadedJudge[] = [],
   ) {
-    this.limiter = pLimit(config.max_concurrent);
+    this.limiter = createLimiter(config.max_concurrent);
     this.limits = {
       maxTurns: config.max_turns,
       maxInputTokens: config.max_input_tokens,
@@ -245,7 +245,7 @@ export class Environment {
       }
       options.onTrace?.(r);
     };
-    const perRun = options.concurrency === undefined ? null : pLimit(options.concurrency);
+    const perRun = options.concurrency === undefined ? null : createLimiter(options.concurrency);
     const limit: RolloutLimit = perRun ? (fn) => perRun(() => this.limiter(fn)) : this.limiter;
     const whole = (item: WorkItem) =>
       item.rolloutIndices === undefined || item.rolloutIndices.length === n || this.requiresGroupScoring;

@@ -39,20 +39,22 @@ export function checkGroupSize(taskset: Taskset<any, any>, n: number): void {
 
 export async function runEpisode<D extends TaskData>(spec: EpisodeSpec<D>): Promise<Trace[]> {
   checkGroupSize(spec.taskset, spec.n);
-  const rollouts = Array.from({ length: spec.n }, (_, i) =>
-    spec.limit(async () => {
-      const trace = await runWithRetry(
-        () =>
-          runRollout({ ...spec, rolloutIndex: i, sampling: { ...spec.sampling, ...spec.samplingFor?.(i) } }),
-        spec.retry,
-        spec.signal,
-      );
-      spec.onTrace?.(trace);
-      return trace;
-    }),
-  );
+  const rollouts = new Array<Promise<Trace>>(spec.n);
+  for (let i = 0; i < spec.n; i++) rollouts[i] = spec.limit(() => retriedRollout(spec, i));
   const traces = await Promise.all(rollouts);
   if ((spec.taskset.groupRewards?.length ?? 0) > 0)
     await scoreGroup(spec.taskset.groupRewards, spec.task, traces);
   return traces;
+}
+
+async function retriedRollout<D extends TaskData>(spec: EpisodeSpec<D>, i: number): Promise<Trace> {
+  const trace = await runWithRetry(() => runRollout(rolloutSpec(spec, i)), spec.retry, spec.signal);
+  spec.onTrace?.(trace);
+  return trace;
+}
+
+/** Rollout `i` of the episode (its per-rollout sampling made afresh for every attempt). */
+function rolloutSpec<D extends TaskData>(spec: EpisodeSpec<D>, i: number): RolloutSpec<D> {
+  const extra = spec.samplingFor?.(i);
+  return { ...spec, rolloutIndex: i, sampling: extra ? { ...spec.sampling, ...extra } : spec.sampling };
 }

@@ -22,7 +22,7 @@ export async function runWithRetry(
     const trace = await run(attempt);
     const last = trace.errors[trace.errors.length - 1];
     if (!last || attempt >= policy.max_retries || signal?.aborted || !shouldRetry(last.type, policy)) {
-      trace.errors = [...earlier, ...trace.errors];
+      if (earlier.length > 0) trace.errors = [...earlier, ...trace.errors];
       trace.attempts = attempt;
       return trace;
     }

@@ -7,6 +7,7 @@
 import type { Client, Sampling } from "./clients/client.ts";
 import type { HarnessConfig, TimeoutConfig } from "./config/schema.ts";
 import {
+  asTyped,
   boundary,
   RequestCancelledError,
   SandboxError,
@@ -21,6 +22,7 @@ import { RolloutSession } from "./interception/session.ts";
 import type { LoadedJudge } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
 import type { McpServerSpec } from "./mcp/spec.ts";
+import type { RolloutToolbox } from "./mcp/toolbox.ts";
 import { RolloutWiring } from "./mcp/wiring.ts";
 import type { RuntimeFactory } from "./runtimes/index.ts";
 import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
@@ -53,27 +55,60 @@ export interface RolloutSpec<D extends TaskData = TaskData> {
 const now = () => Date.now() / 1000;
 const seconds = (s: number | null | undefined) => (s == null ? null : s * 1000);
 
-/** Runs `fn` under a deadline; on expiry the stage fails as `TaskError` (the work is abandoned). */
-async function staged<T>(trace: Trace, stage: string, ms: number | null, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs a stage's work and records its timing. Under a deadline an expired stage fails as
+ * `TaskError` (the work is abandoned); without one the work is awaited directly.
+ */
+async function staged(trace: Trace, stage: string, ms: number | null, work: () => Promise<unknown>): Promise<void> {
   const start = now();
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (ms === null) return await fn();
+    if (ms === null) {
+      await work();
+      return;
+    }
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new TaskError(`${stage} timed out after ${ms / 1000}s`)), ms);
     });
-    return await Promise.race([fn(), deadline]);
+    await Promise.race([work(), deadline]);
   } finally {
     clearTimeout(timer);
     trace.markStage(stage, start, now());
   }
 }
 
-function taskTools<D extends TaskData>(spec: RolloutSpec<D>): ToolDefinition<D>[] {
+function taskTools<D extends TaskData>(spec: RolloutSpec<D>): readonly ToolDefinition<D>[] {
   const t = spec.taskset.tools;
-  const all = typeof t === "function" ? t(spec.task) : (t ?? []);
+  if (t === undefined) return NO_TOOLS;
+  const all = typeof t === "function" ? t(spec.task) : t;
   const disabled = spec.harnessConfig.disabled_tools;
   return disabled ? all.filter((d) => !disabled.includes(d.name)) : all;
+}
+
+const NO_TOOLS: readonly ToolDefinition<any>[] = Object.freeze([]);
+
+/** The runtime from its factory (synchronous by contract); a failure is a SandboxError. */
+function createRuntime(spec: RolloutSpec<any>): Runtime {
+  try {
+    return spec.runtime.factory(spec.runtime.spec, { forwardEnv: spec.harnessConfig.forward_env });
+  } catch (e) {
+    throw asTyped(SandboxError, "runtime create", e);
+  }
+}
+
+/** The setup stage: the runtime's start, then the task's own setup (when it has one). */
+async function setUp<D extends TaskData>(
+  spec: RolloutSpec<D>,
+  runtime: Runtime,
+  ctx: () => HandlerContext<D>,
+): Promise<void> {
+  try {
+    await runtime.start();
+  } catch (e) {
+    throw asTyped(SandboxError, "runtime start", e);
+  }
+  const setup = spec.taskset.setup;
+  if (setup) await boundary(TaskError, "task setup", () => setup(ctx()));
 }
 
 export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Promise<Trace> {
@@ -84,22 +119,23 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
     if (spec.signal?.aborted) throw new RequestCancelledError("rollout aborted before it started");
     const ctx = (): HandlerContext<D> => ({ task, trace, runtime, signal: spec.signal });
     // Created before the setup deadline so that a start abandoned by the deadline is still stopped.
-    runtime = await boundary(SandboxError, "runtime create", () =>
-      spec.runtime.factory(spec.runtime.spec, { forwardEnv: spec.harnessConfig.forward_env }),
-    );
+    runtime = createRuntime(spec);
     const rt = runtime;
-    await staged(trace, "setup", seconds(timeouts.setup ?? task.timeout?.setup), async () => {
-      await boundary(SandboxError, "runtime start", () => rt.start());
-      await boundary(TaskError, "task setup", () => taskset.setup?.(ctx()));
-    });
+    await staged(trace, "setup", seconds(timeouts.setup ?? task.timeout?.setup), () => setUp(spec, rt, ctx));
     const user = taskset.user
       ? await boundary(UserError, "user simulator", () => taskset.user!(ctx()))
       : null;
     await runHarness(spec, trace, rt, user);
     trace.stop("agent_completed");
-    await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
-      boundary(TaskError, "task finalize", () => taskset.finalize?.(ctx())),
-    );
+    const finalize = taskset.finalize;
+    if (finalize)
+      await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
+        boundary(TaskError, "task finalize", () => finalize(ctx())),
+      );
+    else {
+      const at = now();
+      trace.markStage("finalize", at, at);
+    }
     await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), () =>
       scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges),
     );
@@ -137,8 +173,9 @@ async function runHarness<D extends TaskData>(
 ): Promise<void> {
   const limitMs = seconds(spec.timeouts.rollout ?? spec.task.timeout?.harness);
   const abort = new AbortController();
-  const onOuterAbort = () => abort.abort(spec.signal?.reason);
-  spec.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const outer = spec.signal;
+  const onOuterAbort = outer && (() => abort.abort(outer.reason));
+  if (onOuterAbort) outer.addEventListener("abort", onOuterAbort, { once: true });
   const tools = taskTools(spec);
   const wiring = new RolloutWiring<D>({
     taskset: spec.taskset,
@@ -169,9 +206,12 @@ async function runHarness<D extends TaskData>(
   try {
     const context = () => ({ task: spec.task, trace, runtime, signal: abort.signal });
     const extra = spec.harness.toolsets?.(context, spec.harnessConfig) ?? [];
-    const toolbox = await boundary(ToolsetError, "toolsets", () =>
-      wiring.bind(session, tools, context, extra),
-    );
+    let toolbox: RolloutToolbox;
+    try {
+      toolbox = await wiring.bind(session, tools, context, extra);
+    } catch (e) {
+      throw asTyped(ToolsetError, "toolsets", e);
+    }
     const run = spec.harness.run({
       task: spec.task,
       session,
@@ -201,7 +241,7 @@ async function runHarness<D extends TaskData>(
     if (!timedOut) throw e;
   } finally {
     clearTimeout(timer);
-    spec.signal?.removeEventListener("abort", onOuterAbort);
+    if (onOuterAbort) outer.removeEventListener("abort", onOuterAbort);
     await wiring.close();
     trace.markStage("generation", start, now());
   }

@@ -22,9 +22,13 @@ import type { TaskData } from "./types.ts";
 
 type Ordered = { name: string; priority?: number };
 
-/** Handlers in evaluation order: higher priority first, then by name. */
-export function ordered<H extends Ordered>(handlers: readonly H[] | undefined): H[] {
-  return [...(handlers ?? [])].sort(
+const NONE: readonly never[] = Object.freeze([]);
+
+/** Handlers in evaluation order: higher priority first, then by name (a list of one is its own order). */
+export function ordered<H extends Ordered>(handlers: readonly H[] | undefined): readonly H[] {
+  if (handlers === undefined || handlers.length === 0) return NONE;
+  if (handlers.length === 1) return handlers;
+  return [...handlers].sort(
     (a, b) => (b.priority ?? 0) - (a.priority ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
 }
@@ -35,9 +39,40 @@ function checkNumber(kind: string, name: string, v: unknown): number {
   return v;
 }
 
-async function settle<H extends Ordered, R>(handlers: H[], run: (h: H) => Promise<R> | R) {
-  const results = await Promise.allSettled(handlers.map(async (h) => run(h)));
-  return results.map((r, i) => ({ handler: handlers[i]!, result: r }));
+type Settled<R> = PromiseSettledResult<Awaited<R>>;
+
+/**
+ * Runs every handler (all started in order, as if concurrently) and settles each result. When
+ * none returned a promise the results are ready without a microtask round trip.
+ */
+function settle<H extends Ordered, R>(
+  handlers: readonly H[],
+  run: (h: H) => R,
+): Settled<R>[] | Promise<Settled<R>[]> {
+  const results: (Settled<R> | PromiseLike<Awaited<R>>)[] = new Array(handlers.length);
+  let pending = false;
+  for (let i = 0; i < handlers.length; i++) {
+    try {
+      const value = run(handlers[i]!);
+      if (isThenable(value)) {
+        pending = true;
+        results[i] = value as PromiseLike<Awaited<R>>;
+      } else results[i] = { status: "fulfilled", value: value as Awaited<R> };
+    } catch (reason) {
+      results[i] = { status: "rejected", reason };
+    }
+  }
+  if (!pending) return results as Settled<R>[];
+  return Promise.allSettled(results.map((r) => (isThenable(r) ? r : settledValue(r))));
+}
+
+/** A settled result as what `Promise.allSettled` turns back into the same result. */
+function settledValue<R>(r: Settled<R>): Promise<Awaited<R>> | Awaited<R> {
+  return r.status === "fulfilled" ? r.value : Promise.reject(r.reason);
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
 }
 
 /**
@@ -52,30 +87,51 @@ export async function scoreTrace<D extends TaskData>(
   judges: readonly LoadedJudge[] = [],
 ): Promise<void> {
   const hctx: HandlerContext<D> = { ...ctx, trace };
-  const usable = <H extends Metric<D> | Reward<D>>(hs: H[] | undefined) =>
-    ordered(hs).filter((h) => !(h.needsRuntime && ctx.runtime === null));
+  const metrics = usable(handlers.metrics, ctx.runtime === null);
+  if (metrics.length > 0) {
+    const settled = settle(metrics, (m) => m.fn(hctx));
+    recordPhase("metric", metrics, Array.isArray(settled) ? settled : await settled, trace, recordMetric);
+  }
+  const rewards = usable(handlers.rewards, ctx.runtime === null);
+  if (rewards.length > 0) {
+    const settled = settle(rewards, (h) => h.fn(hctx));
+    recordPhase("reward", rewards, Array.isArray(settled) ? settled : await settled, trace, recordReward);
+  }
+  if (judges.length > 0) await scoreJudges(judges, trace, ctx.task, ctx.signal);
+}
 
-  recordPhase("metric", await settle(usable(handlers.metrics), (m) => m.fn(hctx)), (h, v) => {
-    if (typeof v === "number") trace.recordMetric(h.name, checkNumber("metric", h.name, v));
-    else for (const [k, x] of Object.entries(v)) trace.recordMetric(k, checkNumber("metric", k, x));
-  });
-  recordPhase("reward", await settle(usable(handlers.rewards), (h) => h.fn(hctx)), (h, v) => {
-    trace.recordReward(h.name, checkNumber("reward", h.name, v) * (h.weight ?? 1));
-  });
-  await scoreJudges(judges, trace, ctx.task, ctx.signal);
+function usable<H extends { needsRuntime?: boolean } & Ordered>(
+  hs: readonly H[] | undefined,
+  offline: boolean,
+): readonly H[] {
+  const all = ordered(hs);
+  return offline ? all.filter((h) => !h.needsRuntime) : all;
+}
+
+function recordMetric(trace: Trace, h: Metric<any>, v: number | Record<string, number>): void {
+  if (typeof v === "number") trace.recordMetric(h.name, checkNumber("metric", h.name, v));
+  else for (const [k, x] of Object.entries(v)) trace.recordMetric(k, checkNumber("metric", k, x));
+}
+
+function recordReward(trace: Trace, h: Reward<any>, v: number): void {
+  trace.recordReward(h.name, checkNumber("reward", h.name, v) * (h.weight ?? 1));
 }
 
 /** Records every handler of a phase that succeeded, then throws the first failure (in order). */
 function recordPhase<H extends Ordered, R>(
   kind: string,
-  results: { handler: H; result: PromiseSettledResult<R> }[],
-  record: (handler: H, value: R) => void,
+  handlers: readonly H[],
+  results: readonly PromiseSettledResult<R>[],
+  trace: Trace,
+  record: (trace: Trace, handler: H, value: R) => void,
 ): void {
   let failure: TaskError | null = null;
-  for (const { handler, result } of results) {
+  for (let i = 0; i < handlers.length; i++) {
+    const handler = handlers[i]!;
+    const result = results[i]!;
     try {
       if (result.status === "rejected") throw result.reason;
-      record(handler, result.value);
+      record(trace, handler, result.value);
     } catch (e) {
       failure ??= wrap(kind, handler.name, e);
     }
@@ -101,7 +157,9 @@ export async function scoreGroup<D extends TaskData>(
   const handlers = ordered(groupRewards);
   const views: readonly TraceView[] = traces;
   const results = await settle(handlers, (g) => g.fn({ task, traces: views }));
-  for (const { handler, result } of results) {
+  for (let i = 0; i < handlers.length; i++) {
+    const handler = handlers[i]!;
+    const result = results[i]!;
     if (result.status === "rejected") {
       const msg = result.reason instanceof Error ? result.reason.message : String(result.reason);
       throw new GroupRewardError(`group reward ${handler.name} failed: ${msg}`, { cause: result.reason });
@@ -119,15 +177,42 @@ export async function scoreGroup<D extends TaskData>(
   }
 }
 
-/** The first stop condition (by order) that holds, or null. A throwing stop is a TaskError. */
-export async function firedStop<D extends TaskData>(
+/**
+ * The first stop condition (by order) that holds, or null; a promise only once a condition
+ * returned one (most are plain predicates, checked before every model call). A throwing stop
+ * is a TaskError.
+ */
+export function firedStop<D extends TaskData>(
   stops: readonly StopCondition<D>[] | undefined,
   ctx: HandlerContext<D>,
+): string | null | Promise<string | null> {
+  const list = ordered(stops);
+  for (let i = 0; i < list.length; i++) {
+    const s = list[i]!;
+    let fired: boolean | PromiseLike<boolean>;
+    try {
+      fired = s.fn(ctx);
+    } catch (e) {
+      throw wrap("stop condition", s.name, e);
+    }
+    if (isThenable(fired)) return firedFrom(list, i, fired, ctx);
+    if (fired) return s.name;
+  }
+  return null;
+}
+
+/** `firedStop` from condition `i` on, whose result is still pending. */
+async function firedFrom<D extends TaskData>(
+  list: readonly StopCondition<D>[],
+  i: number,
+  pending: PromiseLike<boolean>,
+  ctx: HandlerContext<D>,
 ): Promise<string | null> {
-  for (const s of ordered(stops)) {
+  for (let j = i; j < list.length; j++) {
+    const s = list[j]!;
     let fired: boolean;
     try {
-      fired = await s.fn(ctx);
+      fired = await (j === i ? pending : s.fn(ctx));
     } catch (e) {
       throw wrap("stop condition", s.name, e);
     }

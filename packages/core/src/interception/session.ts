@@ -55,7 +55,9 @@ export class RolloutSession<D extends TaskData = TaskData> {
   /** What the program has seen vs. what the model saw (they differ by injected user turns). */
   private programView: string[] | null = null;
   private modelView: Message[] | null = null;
-  private readonly resends = new Resends<CompletionResult>();
+  /** Made on the first request that can be re-sent (HTTP only). */
+  private resendsOf: Resends<CompletionResult> | null = null;
+  private handlerContext: HandlerContext<D> | null = null;
 
   constructor(options: SessionOptions<D>) {
     this.o = options;
@@ -69,8 +71,15 @@ export class RolloutSession<D extends TaskData = TaskData> {
     return this.o.client;
   }
 
+  /** What handlers see: the same for every call of the session, so it is made once. */
   private context(): HandlerContext<D> {
-    return { task: this.o.task, trace: this.trace, runtime: this.o.runtime, signal: this.o.signal };
+    this.handlerContext ??= {
+      task: this.o.task,
+      trace: this.trace,
+      runtime: this.o.runtime,
+      signal: this.o.signal,
+    };
+    return this.handlerContext;
   }
 
   /**
@@ -99,6 +108,11 @@ export class RolloutSession<D extends TaskData = TaskData> {
 
   /** Limits first, then the task's stop conditions; an earlier stop (or error) also refuses. */
   async refused(): Promise<string | null> {
+    return this.refusal();
+  }
+
+  /** `refused`, without a promise when no stop condition returned one. */
+  private refusal(): string | null | Promise<string | null> {
     if (this.trace.stopCondition !== null) return this.trace.stopCondition;
     const { inputTokens, outputTokens } = this.trace.usage;
     const limit = reachedLimit(this.o.limits, { numTurns: this.trace.numTurns, inputTokens, outputTokens });
@@ -135,17 +149,28 @@ export class RolloutSession<D extends TaskData = TaskData> {
    * `requesterGone` (HTTP only) fires when the program left before getting the answer: an
    * identical request it re-sends is then answered from that recorded turn (see resends.ts).
    */
-  async complete(
+  complete(
     program: readonly Message[],
     tools: readonly Tool[],
     programSampling: Sampling = {},
     requesterGone?: AbortSignal,
   ): Promise<CompletionResult> {
-    const key = requesterGone ? requestKey(program, tools, programSampling) : null;
-    const replay = key === null ? null : await this.resends.claim(key);
+    if (!requesterGone) return this.guarded(program, tools, programSampling);
+    return this.resendable(program, tools, programSampling, requesterGone);
+  }
+
+  private async resendable(
+    program: readonly Message[],
+    tools: readonly Tool[],
+    programSampling: Sampling,
+    requesterGone: AbortSignal,
+  ): Promise<CompletionResult> {
+    const key = requestKey(program, tools, programSampling);
+    this.resendsOf ??= new Resends<CompletionResult>();
+    const replay = await this.resendsOf.claim(key);
     if (replay?.kind === "completion") return replay;
     const result = this.guarded(program, tools, programSampling);
-    if (key !== null && requesterGone) this.resends.track(key, result, requesterGone);
+    this.resendsOf.track(key, result, requesterGone);
     return result;
   }
 
@@ -168,11 +193,14 @@ export class RolloutSession<D extends TaskData = TaskData> {
     programSampling: Sampling,
   ): Promise<CompletionResult> {
     if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted");
-    let messages = await this.modelMessages(program);
-    const sampling: Sampling = { ...this.accepted(programSampling), ...this.o.sampling };
+    let messages = this.o.user ? await this.modelMessages(program) : [...program];
+    const sampling: Sampling = hasKeys(programSampling)
+      ? { ...this.accepted(programSampling), ...this.o.sampling }
+      : { ...this.o.sampling };
     let last: ModelResponse | null = null;
     for (;;) {
-      const reason = await this.refused();
+      const refusal = this.refusal();
+      const reason = typeof refusal === "object" && refusal !== null ? await refusal : refusal;
       if (reason !== null) {
         this.trace.stop(reason);
         // Mid-simulation the program gets the last completion; otherwise a refusal.
@@ -244,4 +272,9 @@ export class RolloutSession<D extends TaskData = TaskData> {
     }
     return { kind: "completion", response };
   }
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }

@@ -49,7 +49,8 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
       const tools = typeof t.tools === "function" ? t.tools(o.task) : t.tools;
       providers.push(new LocalToolProvider(t.name, tools, o.context));
     }
-  const servers = [...declaredServers(o.taskset), ...o.configured];
+  const declared = o.taskset.toolsets === undefined ? [] : declaredServers(o.taskset);
+  const servers = o.configured.length === 0 ? declared : [...declared, ...o.configured];
   let state: StateChannel | null = null;
   const workers = new Set<string>();
   for (const spec of servers) {
@@ -61,7 +62,7 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
     if (spec.command !== undefined) state ??= await o.state();
     providers.push(openServer(spec, o.runtime, spec.command !== undefined ? state : null));
   }
-  providers.push(...(o.extra ?? []));
+  if (o.extra) for (const p of o.extra) providers.push(p);
   const meta =
     workers.size === 0
       ? o.meta
@@ -74,7 +75,7 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
           };
         };
   if (workers.size > 0) state ??= await o.state();
-  return new RolloutToolbox(providers, { ...o, meta });
+  return new RolloutToolbox(providers, meta === o.meta ? o : { ...o, meta });
 }
 
 /** A shared server as one rollout's toolset: closing the rollout must not stop it for the others. */

@@ -11,7 +11,7 @@ import type { RolloutSession } from "../interception/session.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "../task.ts";
 import type { Message, TaskData } from "../types.ts";
-import { attachRollout } from "./attach.ts";
+import { attachRollout, type RolloutAttachments } from "./attach.ts";
 import type { RolloutEndpoint } from "./endpoint.ts";
 import { openServer, type StateChannel } from "./launch.ts";
 import { openToolbox } from "./open.ts";
@@ -36,6 +36,7 @@ export class RolloutWiring<D extends TaskData> {
   private registration: Promise<Registration> | null = null;
   private user: McpUser | null = null;
   private toolbox: RolloutToolbox | null = null;
+  private attachments: RolloutAttachments | null = null;
 
   constructor(private readonly o: WiringOptions<D>) {}
 
@@ -59,7 +60,19 @@ export class RolloutWiring<D extends TaskData> {
   readonly endpoint = async (): Promise<RolloutEndpoint> => {
     const session = this.session;
     if (!session) throw new Error("RolloutWiring.endpoint() before bind()");
-    this.registration ??= this.o.interception().then((s) => s.register(session));
+    if (!this.registration) {
+      // The interception server's MCP and state routes are the only readers of a rollout's
+      // attachments, and they reach it only through this registration.
+      // Registered while the toolbox opens (a command server needs the state channel) the
+      // toolbox is filled in by `bind` once it is open.
+      this.attachments = {
+        toolbox: this.toolbox,
+        tasksetId: this.o.taskset.id,
+        stateSchema: this.o.taskset.stateSchema,
+      };
+      attachRollout(session, this.attachments);
+      this.registration = this.o.interception().then((s) => s.register(session));
+    }
     const reg = await this.registration;
     return { baseUrl: reg.baseUrl, origin: reg.baseUrl.replace(/\/v1$/, ""), secret: reg.secret };
   };
@@ -98,16 +111,13 @@ export class RolloutWiring<D extends TaskData> {
         session.error ??= e;
       },
     });
-    attachRollout(session, {
-      toolbox: this.toolbox,
-      tasksetId: o.taskset.id,
-      stateSchema: o.taskset.stateSchema,
-    });
+    if (this.attachments) this.attachments.toolbox = this.toolbox;
     return this.toolbox;
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([this.toolbox?.close(), this.user?.close()]);
+    const toolbox = this.toolbox?.isEmpty ? null : this.toolbox;
+    if (toolbox || this.user) await Promise.allSettled([toolbox?.close(), this.user?.close()]);
     const reg = this.registration;
     this.registration = null;
     if (reg) (await reg.catch(() => null))?.dispose();

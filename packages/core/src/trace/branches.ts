@@ -25,21 +25,28 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
     logprobs: doubleZeros(total),
     weight_versions: nulls(total),
   };
+  // The arrays start as "not trained" (false, 0, null): only sampled positions are written.
   let at = 0;
   for (const i of path) {
     const n = graph.nodes[i]!;
     const ids = n.tokenIds;
     if (!ids) continue;
-    const version = n.weightVersion ?? null;
     const trains = !n.sampled || owned === undefined || !owned.has(i);
     if (n.sampled) owned?.add(i);
-    for (let k = 0; k < ids.length; k++, at++) {
-      const sampled = trains && (n.mask?.[k] ?? false);
-      b.token_ids[at] = ids[k]!;
-      b.sampled_mask[at] = sampled;
-      b.logprobs[at] = sampled ? (n.logprobs?.[k] ?? 0) : 0;
-      b.weight_versions[at] = sampled ? version : null;
+    const tokenIds = b.token_ids;
+    for (let k = 0; k < ids.length; k++) tokenIds[at + k] = ids[k]!;
+    const mask = n.mask;
+    if (trains && mask) {
+      const version = n.weightVersion ?? null;
+      const logprobs = n.logprobs;
+      for (let k = 0; k < ids.length; k++) {
+        if (!mask[k]) continue;
+        b.sampled_mask[at + k] = mask[k]!;
+        b.logprobs[at + k] = logprobs?.[k] ?? 0;
+        b.weight_versions[at + k] = version;
+      }
     }
+    at += ids.length;
   }
   return b;
 }

@@ -45,12 +45,13 @@ export interface TurnPlan {
  * a bridged prompt carries the sampled history: index −1, not content).
  */
 class PromptAttribution {
-  private readonly start: number;
+  readonly start: number;
   constructor(private readonly tokens: TurnTokens) {
     this.start = tokens.attributionStart ?? 0;
   }
-  messageIndex(pos: number): number {
-    return pos < this.start ? -1 : this.tokens.promptMessageIndices![pos - this.start]!;
+  /** Per prompt token from `start`: the message it belongs to (−1: scaffold). */
+  get indices(): ArrayLike<number> {
+    return this.tokens.promptMessageIndices!;
   }
   /**
    * promptIsContent over [from, to), then `sampled` trues (completion tokens are content), or
@@ -232,16 +233,20 @@ export class MessageGraph {
     const count = plan.messages.length - reused;
     if (count === 0) return [];
     if (!attribution) return new Array(count).fill(promptLen);
-    const last = new Map<number, number>();
-    for (let pos = offset; pos < promptLen; pos++) {
-      const mi = attribution.messageIndex(pos);
-      if (mi >= 0) last.set(Math.max(mi, reused), pos + 1);
+    // Per new message, the end of its last attributed token (0: none), then the running max.
+    const ends = zeros(count);
+    const indices = attribution.indices;
+    const start = attribution.start;
+    for (let pos = Math.max(offset, start); pos < promptLen; pos++) {
+      const mi = indices[pos - start]!;
+      if (!(mi >= 0)) continue;
+      const slot = (mi > reused ? mi : reused) - reused;
+      if (slot < count) ends[slot] = pos + 1;
     }
-    const ends: number[] = [];
     let end = offset;
-    for (let j = reused; j < plan.messages.length; j++) {
-      end = Math.max(end, last.get(j) ?? end);
-      ends.push(end);
+    for (let k = 0; k < count; k++) {
+      if (ends[k]! > end) end = ends[k]!;
+      ends[k] = end;
     }
     return ends;
   }

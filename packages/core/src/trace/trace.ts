@@ -4,7 +4,6 @@
  * scoring; it becomes a plain `TraceRecord` once finished and is then dropped, so a long eval
  * holds only in-flight traces.
  */
-import { randomUUID } from "node:crypto";
 import type { ModelResponse } from "../clients/client.ts";
 import { ProviderError } from "../errors.ts";
 import type { TraceView } from "../task.ts";
@@ -13,6 +12,7 @@ import { contentText, type FinishReason, type Message, type TaskData } from "../
 import { branchRecords } from "./branches.ts";
 import { MessageGraph, type TurnPlan } from "./graph.ts";
 import type { NodeRecord, TraceRecord } from "./record.ts";
+import { newTraceId } from "./trace-id.ts";
 
 /** Stop conditions that mean the rollout was cut short, not finished by the agent. */
 export const TRUNCATING_STOPS: ReadonlySet<string> = new Set([
@@ -31,7 +31,7 @@ export interface TraceError {
 }
 
 export class Trace implements TraceView {
-  readonly id: string = randomUUID().replaceAll("-", "");
+  readonly id: string = newTraceId();
   readonly graph = new MessageGraph();
   readonly rewards: Record<string, number> = {};
   readonly metrics: Record<string, number> = {};
