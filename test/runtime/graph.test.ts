@@ -230,3 +230,13 @@ test("a sampled turn shared by two branches is loss-masked in exactly one of the
     });
   }
 });
+
+test("trace ids are random version-4 UUIDs as 32 hex digits, distinct across pool refills", () => {
+  const ids = new Set<string>();
+  for (let i = 0; i < 600; i++) {
+    const id = new Trace({ idx: i }).id;
+    assert.match(id, /^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$/);
+    ids.add(id);
+  }
+  assert.equal(ids.size, 600);
+});

@@ -59,7 +59,12 @@ const seconds = (s: number | null | undefined) => (s == null ? null : s * 1000);
  * Runs a stage's work and records its timing. Under a deadline an expired stage fails as
  * `TaskError` (the work is abandoned); without one the work is awaited directly.
  */
-async function staged(trace: Trace, stage: string, ms: number | null, work: () => Promise<unknown>): Promise<void> {
+async function staged(
+  trace: Trace,
+  stage: string,
+  ms: number | null,
+  work: () => Promise<unknown>,
+): Promise<void> {
   const start = now();
   let timer: NodeJS.Timeout | undefined;
   try {
