@@ -53,49 +53,62 @@ export function tokenizeSegments(tokenizer: Tokenizer, segments: readonly Segmen
   let from = 0;
   for (let i = 1; i <= segments.length; i++) {
     if (i === segments.length || segments[i]!.breakBefore) {
-      tokenizeGroup(tokenizer, segments.slice(from, i), out);
+      tokenizeGroup(tokenizer, segments, from, i, out);
       from = i;
     }
   }
   return out;
 }
 
-function tokenizeGroup(tokenizer: Tokenizer, segments: readonly Segment[], out: TokenAttribution): void {
-  if (segments.length === 0) return;
-  const text = segments.length === 1 ? segments[0]!.text : segments.map((s) => s.text).join("");
-  const enc = tokenizer.encodeWithOffsets(text);
-  const n = enc.ids.length;
-  // Sized once per group (usually the only one): pushing grew each of the four arrays several
-  // times per render.
-  const messageIndices = new Array<number>(n);
-  const sampledMask = new Array<boolean>(n);
-  const isContent = new Array<boolean>(n);
-  let seg = 0;
-  let segEnd = segments[0]!.text.length;
+/** Segments [from, to) as one encoding, appended to `out`. */
+function tokenizeGroup(
+  tokenizer: Tokenizer,
+  segments: readonly Segment[],
+  from: number,
+  to: number,
+  out: TokenAttribution,
+): void {
+  if (to <= from) return;
+  const text = to - from === 1 ? segments[from]!.text : joinTexts(segments, from, to);
+  const { ids, starts } = tokenizer.encodeWithStarts(text);
+  const n = ids.length;
+  const first = out.tokenIds.length === 0;
+  // The first group (usually the only one) sizes the result's arrays exactly and keeps the
+  // encoding's ids; later groups append.
+  const base = first ? 0 : out.tokenIds.length;
+  const messageIndices = first ? new Array<number>(n) : out.messageIndices;
+  const sampledMask = first ? new Array<boolean>(n) : out.sampledMask;
+  const isContent = first ? new Array<boolean>(n) : out.isContent;
+  let seg = from;
+  let segEnd = segments[from]!.text.length;
+  let s = segments[from]!;
   for (let t = 0; t < n; t++) {
-    const start = enc.starts[t]!;
+    const start = starts[t]!;
     // Starts never decrease, so a forward walk finds the holder in amortized O(1).
-    while (start >= segEnd && seg < segments.length - 1) {
-      seg++;
-      segEnd += segments[seg]!.text.length;
+    if (start >= segEnd) {
+      while (start >= segEnd && seg < to - 1) {
+        seg++;
+        segEnd += segments[seg]!.text.length;
+      }
+      s = segments[seg]!;
     }
-    const s = segments[seg]!;
-    messageIndices[t] = s.messageIndex;
-    sampledMask[t] = s.sampled;
-    isContent[t] = s.content;
+    messageIndices[base + t] = s.messageIndex;
+    sampledMask[base + t] = s.sampled;
+    isContent[base + t] = s.content;
   }
-  if (out.tokenIds.length === 0) {
-    // The first group's arrays become the result (the encoding's ids are its own).
-    out.tokenIds = enc.ids;
+  if (first) {
+    out.tokenIds = ids;
     out.messageIndices = messageIndices;
     out.sampledMask = sampledMask;
     out.isContent = isContent;
     return;
   }
-  for (let t = 0; t < n; t++) {
-    out.tokenIds.push(enc.ids[t]!);
-    out.messageIndices.push(messageIndices[t]!);
-    out.sampledMask.push(sampledMask[t]!);
-    out.isContent.push(isContent[t]!);
-  }
+  for (let t = 0; t < n; t++) out.tokenIds.push(ids[t]!);
+}
+
+/** The segments' texts joined; one concatenation chain, flattened once by the tokenizer. */
+function joinTexts(segments: readonly Segment[], from: number, to: number): string {
+  let text = "";
+  for (let i = from; i < to; i++) text += segments[i]!.text;
+  return text;
 }

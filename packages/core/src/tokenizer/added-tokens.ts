@@ -52,27 +52,25 @@ export class AddedTokenMatcher {
   }
 
   /**
-   * Calls `onText(start, end)` for plain-text spans and `onToken(id, start, end)` for added tokens,
-   * in order. Offsets are UTF-16 indices into `text`.
+   * Writes the spans of `text` into `out` (cleared first) as `[start, end, id]` triples, in
+   * order: `id` is the added token's, or -1 for a plain-text span. Offsets are UTF-16 indices
+   * into `text`. A flat reused array, not callbacks: this runs once per render.
    */
-  scan(
-    text: string,
-    onText: (start: number, end: number) => void,
-    onToken: (id: number, start: number, end: number) => void,
-  ): void {
+  split(text: string, out: number[]): void {
+    out.length = 0;
     let last = 0;
     // Cheap pre-check: when every added token contains "<", text without one has no match.
     if (this.pattern && (!this.allContainLt || text.indexOf("<") >= 0)) {
       const re = this.pattern;
       re.lastIndex = 0;
       for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-        if (m.index > last) onText(last, m.index);
+        if (m.index > last) out.push(last, m.index, -1);
         const end = m.index + m[0].length;
-        onToken(this.idByContent.get(m[0])!, m.index, end);
+        out.push(m.index, end, this.idByContent.get(m[0])!);
         last = end;
       }
     }
-    if (last < text.length) onText(last, text.length);
+    if (last < text.length) out.push(last, text.length, -1);
   }
 }
 

@@ -25,6 +25,11 @@ export interface Tokenizer {
   encode(text: string): number[];
   /** Like `encode`, with [start, end) UTF-16 offsets of each token into `text`. */
   encodeWithOffsets(text: string): EncodingWithOffsets;
+  /**
+   * Like `encode`, with each token's start offset in a buffer the next call reuses (read it
+   * first; it may be longer than `ids`). What attribution needs, without two offset arrays.
+   */
+  encodeWithStarts(text: string): { ids: number[]; starts: Int32Array };
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;

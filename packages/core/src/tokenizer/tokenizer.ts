@@ -53,6 +53,10 @@ export class BpeTokenizer {
   private readonly decoder: Decoder;
   private readonly tokenBytes: TokenBytes;
   private readonly scratch: number[] = [];
+  /** The last `encodeSpans`: `[start, end, id]` per span (id -1: plain text), and the text spans' encodings. */
+  private readonly spans: number[] = [];
+  private readonly chunks: EncodingWithOffsets[] = [];
+  private startsBuf = new Int32Array(1024);
   private readonly chunkCache = new Map<string, EncodingWithOffsets>();
   private readonly splitCache = new Map<number, boolean>();
   private chunkCacheChars = 0;
@@ -89,38 +93,111 @@ export class BpeTokenizer {
   }
 
   encode(text: string): number[] {
-    assertNoLoneSurrogate(text);
-    const ids: number[] = [];
-    this.added.scan(
-      text,
-      (s, e) => {
-        for (const id of this.encodeChunk(text.slice(s, e)).ids) ids.push(id);
-      },
-      (id) => ids.push(id),
-    );
+    const n = this.encodeSpans(text);
+    const ids = new Array<number>(n);
+    const spans = this.spans;
+    const chunks = this.chunks;
+    let t = 0;
+    let c = 0;
+    for (let k = 0; k < spans.length; k += 3) {
+      const id = spans[k + 2]!;
+      if (id >= 0) {
+        ids[t++] = id;
+        continue;
+      }
+      const chunk = chunks[c++]!.ids;
+      for (let i = 0; i < chunk.length; i++) ids[t++] = chunk[i]!;
+    }
+    chunks.length = 0;
     return ids;
   }
 
   encodeWithOffsets(text: string): EncodingWithOffsets {
-    assertNoLoneSurrogate(text);
-    const out: EncodingWithOffsets = { ids: [], starts: [], ends: [] };
-    this.added.scan(
-      text,
-      (s, e) => {
-        const chunk = this.encodeChunk(text.slice(s, e));
-        for (let i = 0; i < chunk.ids.length; i++) {
-          out.ids.push(chunk.ids[i]!);
-          out.starts.push(s + chunk.starts[i]!);
-          out.ends.push(s + chunk.ends[i]!);
-        }
-      },
-      (id, s, e) => {
-        out.ids.push(id);
-        out.starts.push(s);
-        out.ends.push(e);
-      },
-    );
+    const n = this.encodeSpans(text);
+    const out: EncodingWithOffsets = {
+      ids: new Array<number>(n),
+      starts: new Array<number>(n),
+      ends: new Array<number>(n),
+    };
+    const spans = this.spans;
+    const chunks = this.chunks;
+    let t = 0;
+    let c = 0;
+    for (let k = 0; k < spans.length; k += 3) {
+      const s = spans[k]!;
+      const id = spans[k + 2]!;
+      if (id >= 0) {
+        out.ids[t] = id;
+        out.starts[t] = s;
+        out.ends[t++] = spans[k + 1]!;
+        continue;
+      }
+      const chunk = chunks[c++]!;
+      for (let i = 0; i < chunk.ids.length; i++) {
+        out.ids[t] = chunk.ids[i]!;
+        out.starts[t] = s + chunk.starts[i]!;
+        out.ends[t++] = s + chunk.ends[i]!;
+      }
+    }
+    chunks.length = 0;
     return out;
+  }
+
+  /**
+   * The ids of `text` (the caller's to keep) and each token's start offset, for attributing
+   * tokens to the segments of a render. `starts` is a buffer owned by the tokenizer and reused
+   * by the next call: read it before encoding again. It may be longer than `ids`.
+   */
+  encodeWithStarts(text: string): { ids: number[]; starts: Int32Array } {
+    const n = this.encodeSpans(text);
+    const ids = new Array<number>(n);
+    if (this.startsBuf.length < n) this.startsBuf = new Int32Array(Math.max(n, this.startsBuf.length * 2));
+    const starts = this.startsBuf;
+    const spans = this.spans;
+    const chunks = this.chunks;
+    let t = 0;
+    let c = 0;
+    for (let k = 0; k < spans.length; k += 3) {
+      const s = spans[k]!;
+      const id = spans[k + 2]!;
+      if (id >= 0) {
+        ids[t] = id;
+        starts[t++] = s;
+        continue;
+      }
+      const chunk = chunks[c++]!;
+      for (let i = 0; i < chunk.ids.length; i++) {
+        ids[t] = chunk.ids[i]!;
+        starts[t++] = s + chunk.starts[i]!;
+      }
+    }
+    chunks.length = 0;
+    return { ids, starts };
+  }
+
+  /**
+   * Splits `text` at its added tokens (into `spans`) and encodes each plain-text span (into
+   * `chunks`, in order); returns the token count, so the callers size their arrays exactly.
+   */
+  private encodeSpans(text: string): number {
+    assertNoLoneSurrogate(text);
+    const spans = this.spans;
+    this.added.split(text, spans);
+    const chunks = this.chunks;
+    chunks.length = 0;
+    let n = 0;
+    for (let k = 0; k < spans.length; k += 3) {
+      if (spans[k + 2] !== -1) {
+        n++;
+        continue;
+      }
+      const s = spans[k]!;
+      const e = spans[k + 1]!;
+      const chunk = this.encodeChunk(s === 0 && e === text.length ? text : text.slice(s, e));
+      chunks.push(chunk);
+      n += chunk.ids.length;
+    }
+    return n;
   }
 
   /** Normalized pre-tokens of text without added tokens (HF `pre_tokenize_str` after the normalizer). */
