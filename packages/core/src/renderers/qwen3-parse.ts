@@ -10,10 +10,15 @@ import { parseHermesToolCalls } from "./hermes-tool-calls.ts";
 import { QWEN3_IDS } from "./qwen3-format.ts";
 import type { ParsedResponse } from "./renderer.ts";
 
-/** Ids before the first stop id: the model should not generate past it. */
-export function truncateAtStop(ids: readonly number[], stopIds: readonly number[]): number[] {
-  for (let i = 0; i < ids.length; i++) if (stopIds.includes(ids[i]!)) return ids.slice(0, i);
-  return ids.slice();
+/** Index of the first stop id (ids.length when none): the model should not generate past it. */
+function stopIndex(ids: readonly number[], stopIds: readonly number[]): number {
+  if (stopIds.length === 2) {
+    const [a, b] = stopIds as [number, number];
+    for (let i = 0; i < ids.length; i++) if (ids[i] === a || ids[i] === b) return i;
+    return ids.length;
+  }
+  for (let i = 0; i < ids.length; i++) if (stopIds.includes(ids[i]!)) return i;
+  return ids.length;
 }
 
 export function parseQwen3Completion(
@@ -21,15 +26,25 @@ export function parseQwen3Completion(
   completionIds: readonly number[],
   stopIds: readonly number[],
 ): ParsedResponse {
-  const ids = truncateAtStop(completionIds, stopIds);
-  const { contentIds, toolCalls } = parseHermesToolCalls(
-    tokenizer,
-    ids,
-    QWEN3_IDS.toolCall,
-    QWEN3_IDS.toolCallEnd,
-  );
+  const end = stopIndex(completionIds, stopIds);
+  let text: string;
+  let toolCalls: ParsedResponse["toolCalls"];
+  const open = completionIds.indexOf(QWEN3_IDS.toolCall);
+  if (open < 0 || open >= end) {
+    // No call block (the common reply): the content is every id before the stop, decoded in place.
+    text = tokenizer.decode(completionIds, { end });
+    toolCalls = [];
+  } else {
+    const parsed = parseHermesToolCalls(
+      tokenizer,
+      completionIds.slice(0, end),
+      QWEN3_IDS.toolCall,
+      QWEN3_IDS.toolCallEnd,
+    );
+    text = tokenizer.decode(parsed.contentIds);
+    toolCalls = parsed.toolCalls;
+  }
   // Qwen3's `<think>` / `</think>` are plain added tokens: reasoning is split on decoded text.
-  let text = tokenizer.decode(contentIds);
   let reasoning: string | null = null;
   const close = text.indexOf("</think>");
   if (close >= 0) {

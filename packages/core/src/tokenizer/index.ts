@@ -30,7 +30,8 @@ export interface Tokenizer {
    * first; it may be longer than `ids`). What attribution needs, without two offset arrays.
    */
   encodeWithStarts(text: string): { ids: number[]; starts: Int32Array };
-  decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string;
+  /** `opts.end`: decode only `ids[0, end)` (a stop-truncated completion, without copying it). */
+  decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean; end?: number }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;
   /** True for ids of tokenizer.json `added_tokens` (special or not): they split text before BPE. */

@@ -28,13 +28,13 @@ export class TokenBytes {
   }
 
   /**
-   * The concatenated bytes of `ids` (those `keep` accepts), in a scratch buffer reused by the
-   * next call: the caller decodes it before calling again.
+   * The concatenated bytes of `ids[0, end)` (those `keep` accepts), in a scratch buffer reused
+   * by the next call: the caller decodes it before calling again.
    */
-  concat(ids: readonly number[], keep: ((id: number) => boolean) | null): Uint8Array {
+  concat(ids: readonly number[], end: number, keep: ((id: number) => boolean) | null): Uint8Array {
     let out = this.scratch;
     let at = 0;
-    for (let k = 0; k < ids.length; k++) {
+    for (let k = 0; k < end; k++) {
       const id = ids[k]!;
       if (keep !== null && !keep(id)) continue;
       const n = this.length(id);

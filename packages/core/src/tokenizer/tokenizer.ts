@@ -242,18 +242,20 @@ export class BpeTokenizer {
    * tokens; an id outside the vocabulary stands for nothing. Other decoders take the token
    * strings.
    */
-  decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean }): string {
+  decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean; end?: number }): string {
     const skip = opts?.skipSpecialTokens ?? false;
+    const end = Math.min(opts?.end ?? ids.length, ids.length);
     if (!this.model.byteLevel) {
       const tokens: string[] = [];
-      for (const id of ids) {
+      for (let k = 0; k < end; k++) {
+        const id = ids[k]!;
         if (skip && this.specialTokenIds.has(id)) continue;
         const t = this.addedById.get(id) ?? this.model.token(id);
         if (t !== undefined) tokens.push(t);
       }
       return this.decoder(tokens);
     }
-    const bytes = this.tokenBytes.concat(ids, skip ? this.notSpecial : null);
+    const bytes = this.tokenBytes.concat(ids, end, skip ? this.notSpecial : null);
     return bytes.length > 0 ? decodeUtf8Lossy(bytes) : "";
   }
 
