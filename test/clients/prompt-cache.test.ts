@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { TurnTokens } from "../../packages/core/src/clients/client.ts";
+import { PromptCache } from "../../packages/core/src/clients/prompt-cache.ts";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { Renderer } from "../../packages/core/src/renderers/renderer.ts";
@@ -99,4 +101,47 @@ test("promptCache: 0 renders every rollout", async () => {
     });
   assert.equal(renders(), 2);
   await client.close();
+});
+
+test("PromptCache: equal conversations hit, any JSON difference misses, entries are snapshots", () => {
+  const cache = new PromptCache(2);
+  const tokens = (tag: number) => ({ tag }) as unknown as TurnTokens;
+  const conv = (user = "abc def", system = "Reverse the text."): Message[] => [
+    { role: "system", content: system },
+    { role: "user", content: user },
+  ];
+  cache.set(conv(), "fp", tokens(1));
+  assert.equal((cache.get(conv(), "fp") as unknown as { tag: number })?.tag, 1, "fresh equal objects hit");
+  assert.equal(cache.get(conv(), "fp2"), undefined, "another fingerprint");
+  assert.equal(cache.get(conv("abc def", "Other."), "fp"), undefined, "another system message");
+  assert.equal(cache.get(conv().slice(1), "fp"), undefined, "a message fewer");
+  const named = conv();
+  (named[1] as Message & { name?: string }).name = "alice";
+  assert.equal(cache.get(named, "fp"), undefined, "an extra field");
+  const reordered = conv();
+  reordered[1] = { content: "abc def", role: "user" } as Message;
+  assert.equal(cache.get(reordered, "fp"), undefined, "other key order, other JSON");
+  assert.equal(cache.get([...conv(), { role: "assistant", content: "x" }], "fp"), undefined);
+
+  // A stored conversation is a snapshot: mutating the caller's objects changes nothing.
+  const mutable = conv("xyz");
+  cache.set(mutable, "fp", tokens(2));
+  (mutable[1] as { content: string }).content = "changed";
+  assert.equal(cache.get(mutable, "fp"), undefined);
+  assert.equal((cache.get(conv("xyz"), "fp") as unknown as { tag: number })?.tag, 2);
+
+  // Non-plain messages (content parts, extra fields) match by their JSON.
+  const parts = (): Message[] =>
+    [{ role: "user", content: [{ type: "text", text: "hi" }] }] as unknown as Message[];
+  cache.set(parts(), "fp", tokens(3));
+  assert.equal((cache.get(parts(), "fp") as unknown as { tag: number })?.tag, 3);
+  cache.set(named, "fp", tokens(4));
+  const named2 = conv();
+  (named2[1] as Message & { name?: string }).name = "alice";
+  assert.equal((cache.get(named2, "fp") as unknown as { tag: number })?.tag, 4);
+
+  // Capacity 2, least recently used out first: parts evicted "abc def", named then evicted
+  // "xyz" (refreshed by its hit, but older than parts).
+  assert.equal(cache.get(conv("xyz"), "fp"), undefined, "evicted");
+  assert.equal((cache.get(parts(), "fp") as unknown as { tag: number })?.tag, 3, "kept");
 });

@@ -177,8 +177,7 @@ export class TrainClient implements Client {
       bridgeDeclined = declined;
     } else if (plan.inputsChanged) this.counts.inputsChanged++;
     this.counts.rendered++;
-    const key = this.prompts?.key(request.messages, fingerprint) ?? null;
-    const cached = key === null ? undefined : this.prompts!.get(key);
+    const cached = this.prompts?.get(request.messages, fingerprint);
     if (cached) {
       this.cachedRenders++;
       return withDecline({ ...cached }, bridgeDeclined);
@@ -192,7 +191,7 @@ export class TrainClient implements Client {
       promptIsContent: rendered.isContent,
       bridged: false,
     };
-    if (key !== null) this.prompts!.set(key, tokens);
+    this.prompts?.set(request.messages, fingerprint, tokens);
     return withDecline({ ...tokens }, bridgeDeclined);
   }
 
