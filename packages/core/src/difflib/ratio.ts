@@ -24,10 +24,12 @@ export function stringMatcher(
 
 /** `difflib.SequenceMatcher(None, a, b, autojunk=…).ratio()`. */
 export function sequenceMatcherRatio(a: string, b: string, options: SequenceMatcherOptions = {}): number {
-  // Identical strings match as one block (ratio 1) unless autojunk can remove characters, which
-  // CPython only does from 200 elements of b. A correct reply is the common case in RL, and this
-  // skips the matcher's index building for it (about a tenth of a reverse-text rollout's CPU).
-  if (a === b && (options.autojunk === false || pyLenBelow(b, 200))) return 1;
+  // Identical strings always match as one block, autojunk or not: the first search's winner is
+  // the first row where the longest run of seeding (non-popular) elements ends, at its smallest
+  // j; an earlier j would put the same run on the diagonal in an earlier row, so j = i, and the
+  // widening (popular elements are not junk) then spans the whole diagonal. A correct reply is
+  // the common case in RL, and this skips the matcher's index building for it.
+  if (a === b) return 1;
   // No element can match when one side is empty: 0, or 1 for two empty strings.
   if (a === "" || b === "") return a === b ? 1 : 0;
   return codePointRatio(a, b, options);
@@ -139,12 +141,4 @@ export function realQuickRatio(a: string, b: string): number {
 /** The characters of b that autojunk treats as junk (`bpopular`), sorted by code point. */
 export function popularElements(a: string, b: string, options: SequenceMatcherOptions = {}): string[] {
   return [...stringMatcher(a, b, options).popular].sort((x, y) => x.codePointAt(0)! - y.codePointAt(0)!);
-}
-
-/** Whether `s` has fewer than `n` code points, without materializing them. */
-function pyLenBelow(s: string, n: number): boolean {
-  if (s.length < n) return true;
-  let count = 0;
-  for (const _ of s) if (++count >= n) return false;
-  return true;
 }

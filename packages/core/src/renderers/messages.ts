@@ -73,18 +73,28 @@ const wellFormed = (s: string) => (s as unknown as { isWellFormed(): boolean }).
  * the message (a silent U+FFFD would give the trainer ids for text nobody wrote).
  */
 export function assertWellFormed(messages: readonly RenderMessage[]): void {
-  const bad = (x: unknown, depth: number): boolean => {
-    if (typeof x === "string") return !wellFormed(x);
-    if (depth > 32 || x === null || typeof x !== "object") return false;
-    if (Array.isArray(x)) return x.some((v) => bad(v, depth + 1));
-    return Object.entries(x).some(([k, v]) => !wellFormed(k) || bad(v, depth + 1));
-  };
   for (let i = 0; i < messages.length; i++) {
-    if (bad(messages[i], 0))
+    if (hasLoneSurrogate(messages[i], 0))
       throw new Error(
         `message ${i} (${String(messages[i]?.role)}) contains a lone UTF-16 surrogate, which cannot be encoded as UTF-8`,
       );
   }
+}
+
+/** A string (key or value) anywhere in `x` holds a lone surrogate; walked without entry arrays or closures (every render checks its messages). */
+function hasLoneSurrogate(x: unknown, depth: number): boolean {
+  if (typeof x === "string") return !wellFormed(x);
+  if (depth > 32 || x === null || typeof x !== "object") return false;
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) if (hasLoneSurrogate(x[i], depth + 1)) return true;
+    return false;
+  }
+  const record = x as Record<string, unknown>;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    if (!wellFormed(k) || hasLoneSurrogate(record[k], depth + 1)) return true;
+  }
+  return false;
 }
 
 /**

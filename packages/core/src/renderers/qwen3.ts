@@ -103,8 +103,12 @@ export class Qwen3Renderer implements Renderer {
       }
     }
     if (options.addGenerationPrompt) pushGenerationPrompt(out, enableThinking);
+    const tokens = tokenizeSegments(this.tokenizer, out.segments);
     return {
-      ...tokenizeSegments(this.tokenizer, out.segments),
+      tokenIds: tokens.tokenIds,
+      messageIndices: tokens.messageIndices,
+      sampledMask: tokens.sampledMask,
+      isContent: tokens.isContent,
       messageRoles: messageRoles(messages),
       messageToolNames: messageToolNames(messages),
     };
