@@ -115,22 +115,39 @@ export type PieceStep = (text: string, s: number, e: number, out: number[]) => v
 /** HF `Split`: the pattern's matches and the gaps between them, joined per `behavior`. */
 export function splitStep(re: RegExp, behavior: SplitBehavior, invert: boolean): PieceStep {
   if (invert) throw new Error("Split with invert: true is not supported");
+  // The patterns of every supported family tile the text (each match starts where the last one
+  // ended), and a sticky twin answers "a match right here?" with `test`, which allocates no match
+  // array. It tries the same alternatives at the same position as `exec` would first, so the
+  // match is the same; where it fails, `exec` searches on as before.
+  const sticky = new RegExp(re.source, `${re.flags.replace("g", "")}y`);
+  // [start, end, isMatch] runs covering the piece; reused (a step runs synchronously).
+  const runs: number[] = [];
   return (text, s, e, out) => {
     const sub = s === 0 && e === text.length ? text : text.slice(s, e);
-    // [start, end, isMatch] runs covering the piece.
-    const runs: number[] = [];
-    re.lastIndex = 0;
+    runs.length = 0;
     let last = 0;
-    for (let m = re.exec(sub); m !== null; m = re.exec(sub)) {
-      const ms = m.index;
-      const me = ms + m[0].length;
-      if (me === ms) {
-        re.lastIndex++;
-        continue;
+    let pos = 0;
+    while (pos <= sub.length) {
+      let ms = pos;
+      let me = pos;
+      sticky.lastIndex = pos;
+      if (pos < sub.length && sticky.test(sub)) me = sticky.lastIndex;
+      if (me === pos) {
+        re.lastIndex = pos;
+        const m = re.exec(sub);
+        if (m === null) break;
+        ms = m.index;
+        me = ms + m[0].length;
+        if (me === ms) {
+          // An empty match: search on from the next position, as an exec loop does.
+          pos = ms + 1;
+          continue;
+        }
       }
       if (ms > last) runs.push(last, ms, 0);
       runs.push(ms, me, 1);
       last = me;
+      pos = me;
     }
     if (last < sub.length) runs.push(last, sub.length, 0);
     emitRuns(runs, behavior, s, out);
@@ -193,13 +210,15 @@ export const GPT2_PATTERN =
 export function runSteps(steps: readonly PieceStep[], text: string, out: number[]): void {
   out.length = 0;
   out.push(0, text.length);
-  let tmp: number[] = [];
+  const tmp = stepScratch;
   for (const step of steps) {
     tmp.length = 0;
     for (let p = 0; p < out.length; p += 2) if (out[p + 1]! > out[p]!) step(text, out[p]!, out[p + 1]!, tmp);
-    const swap = out.slice();
-    out.length = 0;
-    for (const x of tmp) out.push(x);
-    tmp = swap;
+    out.length = tmp.length;
+    for (let k = 0; k < tmp.length; k++) out[k] = tmp[k]!;
   }
+  tmp.length = 0;
 }
+
+/** One step's output before it replaces the pieces (runs are synchronous, never nested). */
+const stepScratch: number[] = [];
