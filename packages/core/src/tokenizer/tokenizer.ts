@@ -119,27 +119,7 @@ export class BpeTokenizer {
       starts: new Array<number>(n),
       ends: new Array<number>(n),
     };
-    const spans = this.spans;
-    const chunks = this.chunks;
-    let t = 0;
-    let c = 0;
-    for (let k = 0; k < spans.length; k += 3) {
-      const s = spans[k]!;
-      const id = spans[k + 2]!;
-      if (id >= 0) {
-        out.ids[t] = id;
-        out.starts[t] = s;
-        out.ends[t++] = spans[k + 1]!;
-        continue;
-      }
-      const chunk = chunks[c++]!;
-      for (let i = 0; i < chunk.ids.length; i++) {
-        out.ids[t] = chunk.ids[i]!;
-        out.starts[t] = s + chunk.starts[i]!;
-        out.ends[t++] = s + chunk.ends[i]!;
-      }
-    }
-    chunks.length = 0;
+    this.fillSpans(out.ids, out.starts, out.ends);
     return out;
   }
 
@@ -152,7 +132,12 @@ export class BpeTokenizer {
     const n = this.encodeSpans(text);
     const ids = new Array<number>(n);
     if (this.startsBuf.length < n) this.startsBuf = new Int32Array(Math.max(n, this.startsBuf.length * 2));
-    const starts = this.startsBuf;
+    this.fillSpans(ids, this.startsBuf, null);
+    return { ids, starts: this.startsBuf };
+  }
+
+  /** Writes the last `encodeSpans`' tokens: ids, start offsets and (when wanted) end offsets. */
+  private fillSpans(ids: number[], starts: number[] | Int32Array, ends: number[] | null): void {
     const spans = this.spans;
     const chunks = this.chunks;
     let t = 0;
@@ -161,18 +146,19 @@ export class BpeTokenizer {
       const s = spans[k]!;
       const id = spans[k + 2]!;
       if (id >= 0) {
+        if (ends !== null) ends[t] = spans[k + 1]!;
         ids[t] = id;
         starts[t++] = s;
         continue;
       }
       const chunk = chunks[c++]!;
       for (let i = 0; i < chunk.ids.length; i++) {
+        if (ends !== null) ends[t] = s + chunk.ends[i]!;
         ids[t] = chunk.ids[i]!;
         starts[t++] = s + chunk.starts[i]!;
       }
     }
     chunks.length = 0;
-    return { ids, starts };
   }
 
   /**
