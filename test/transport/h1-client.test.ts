@@ -179,3 +179,22 @@ test("garbage instead of a status line and a reset mid-body are connection error
     await server.close();
   }
 });
+
+test("a request cut in the tick it was made is never written: the idle connection serves the next one", async () => {
+  const server = await rawServer((n) => [json(`{"n":${n}}`)]);
+  const p = pool(server.port, 1);
+  try {
+    assert.equal((await post(p)).text, '{"n":0}');
+    const cut = new AbortController();
+    const cutCall = post(p, '{"cut":true}', cut.signal);
+    cut.abort();
+    await assert.rejects(cutCall, { name: "RequestCancelledError" });
+    // Written at once, the cut request would have cost the connection (a cut in flight destroys
+    // it) and the server would have counted it.
+    assert.equal((await post(p)).text, '{"n":1}');
+    assert.equal(server.connections(), 1);
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+});

@@ -80,6 +80,7 @@ export class H1Client {
   private readonly queue: H1Call[] = [];
   private readonly hostHeader: string;
   private destroyed = false;
+  private scheduled = false;
 
   constructor(readonly o: H1Options) {
     this.hostHeader = o.port === 80 ? o.host : `${o.host}:${o.port}`;
@@ -100,24 +101,49 @@ export class H1Client {
     head += "\r\n";
     const call = new H1Call(this, head.startsWith("HEAD "), requestBytes(head, body, length), done);
     if (this.destroyed) call.finish(new H1Error("client is destroyed", "ERR_H1_DESTROYED"));
-    else this.dispatch(call);
+    else {
+      this.queue.push(call);
+      this.schedule();
+    }
     return call;
   }
 
-  private dispatch(call: H1Call): void {
+  /**
+   * Queued calls go out in the check phase, after this loop iteration's poll phase (as undici's
+   * do at pipelining 1): every request made while the iteration's replies were handled reaches
+   * the server in one burst, so a server with spare capacity reads them in one wake-up instead of
+   * one per request; and a FIN or stray bytes already received on an idle socket were read before
+   * that socket is reused.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const queue = this.queue;
+    let sent = 0;
+    while (sent < queue.length && !this.destroyed) {
+      const c = this.connection();
+      if (c === null) break;
+      c.start(queue[sent++]!);
+    }
+    queue.splice(0, sent);
+  };
+
+  /** A live idle connection, else a new one while under the limit, else null. */
+  private connection(): Connection | null {
     const now = performance.now();
     for (let c = this.idle.pop(); c !== undefined; c = this.idle.pop()) {
-      if (now < c.expiresAt) {
-        c.start(call);
-        return;
-      }
+      if (now < c.expiresAt) return c;
       c.destroy(null);
     }
-    if (this.all.size < this.o.connections) {
-      const c = new Connection(this);
-      this.all.add(c);
-      c.start(call);
-    } else this.queue.push(call);
+    if (this.all.size >= this.o.connections) return null;
+    const c = new Connection(this);
+    this.all.add(c);
+    return c;
   }
 
   dequeue(call: H1Call): void {
@@ -127,12 +153,9 @@ export class H1Client {
 
   /** A connection finished a reply and can take another. */
   released(c: Connection): void {
-    const next = this.queue.shift();
-    if (next) c.start(next);
-    else {
-      this.idle.push(c);
-      c.rest();
-    }
+    this.idle.push(c);
+    c.rest();
+    this.schedule();
   }
 
   /** A connection is gone; a queued call gets a new one. */
@@ -140,8 +163,7 @@ export class H1Client {
     this.all.delete(c);
     const i = this.idle.indexOf(c);
     if (i >= 0) this.idle.splice(i, 1);
-    const next = this.destroyed ? undefined : this.queue.shift();
-    if (next) this.dispatch(next);
+    if (!this.destroyed) this.schedule();
   }
 
   /** Closes every socket; calls in flight or queued fail. */
