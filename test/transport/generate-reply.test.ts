@@ -90,3 +90,44 @@ test("other shapes of the list are parsed whole, with JSON.parse's result or err
   assert.equal(readGenerateReply(twice).ids, null);
   assert.deepEqual(readGenerateReply(reply("")).ids, [], "an empty list is read too");
 });
+
+/** Decimals of 16–18 significant digits, the shape most logprobs have, and ones a hair off a tie. */
+function* longDecimals(count: number): Generator<string> {
+  let s = 0x2545f491;
+  const next = () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
+    return (s >>> 0) / 2 ** 32;
+  };
+  const bits = new Float64Array(1);
+  const word = new BigUint64Array(bits.buffer);
+  for (let i = 0; i < count; i++) {
+    bits[0] = (next() + next() / 2 ** 32) * 2 ** (Math.floor(next() * 28) - 18);
+    if (i % 3 === 0) {
+      yield String(bits[0]); // a shortest round-trip decimal, as JSON writers give
+      continue;
+    }
+    // The exact midpoint between this double and the next: (2m+1)·2^(e-1) = (2m+1)·5^k / 10^k.
+    const w = word[0]!;
+    const k = 1076 - Number(w >> 52n);
+    const mantissa = (w & ((1n << 52n) - 1n)) | (1n << 52n);
+    const all = ((2n * mantissa + 1n) * 5n ** BigInt(k)).toString().padStart(k + 1, "0");
+    // Cut to 16–18 significant digits, then moved -2…+2 units of the last digit kept.
+    const first = all.search(/[1-9]/);
+    const kept = all.slice(0, first + 16 + (i % 3));
+    const digits = (BigInt(kept) + BigInt((i % 5) - 2)).toString().padStart(kept.length, "0");
+    const point = all.length - k;
+    yield `${digits.slice(0, point)}.${digits.slice(point)}`;
+  }
+}
+
+test("16-18 digit logprobs, near-ties among them, read as JSON.parse reads them", () => {
+  const texts = [...longDecimals(30_000)];
+  for (let at = 0; at < texts.length; at += 500) {
+    const chunk = texts.slice(at, at + 500).map((t) => `-${t}`);
+    const bytes = reply(chunk.map((t, i) => `[${t},${i},null]`).join(","));
+    const read = readGenerateReply(bytes);
+    assert.ok(read.logprobs !== null);
+    for (let i = 0; i < chunk.length; i++)
+      assert.ok(Object.is(read.logprobs[i], JSON.parse(chunk[i]!)), `${chunk[i]} read exactly`);
+  }
+});

@@ -12,6 +12,8 @@
  * is parsed whole by JSON.parse.
  */
 
+import { POW10, quotient } from "./decimal.ts";
+
 const KEY = Buffer.from('"output_token_logprobs":[');
 
 export interface GenerateReplyJson {
@@ -77,7 +79,6 @@ const COMMA = 0x2c;
 const OPEN = 0x5b;
 const CLOSE = 0x5d;
 const NULL = Buffer.from("null");
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= ZERO && c <= NINE;
@@ -88,11 +89,12 @@ function isNull(b: Buffer, at: number): boolean {
 }
 
 /**
- * Reads a JSON number at `start` into `value[0]`; false when there is none. Exact: when the digits form an integer m
- * below 2^53 and at most 22 of them follow the point, m and 10^k are exact doubles and their
- * quotient is correctly rounded (Clinger's fast path), which is the double JSON.parse reads;
- * otherwise (an exponent, more digits) the text goes to Number, which reads JSON numbers as
- * JSON.parse does.
+ * Reads a JSON number at `start` into `value[0]`; false when there is none. Exact: when the
+ * digits form an integer m below 2^53 and at most 22 of them follow the point, m and 10^k are
+ * exact doubles and their quotient is correctly rounded (Clinger's fast path), which is the
+ * double JSON.parse reads; longer digit strings (most logprobs have 16–17 digits) go through
+ * decimal.ts's checked quotient; anything else (an exponent, an undecided quotient) goes to
+ * Number as text, which reads JSON numbers as JSON.parse does.
  */
 function readNumber(b: Buffer, start: number): boolean {
   let at = start;
@@ -101,28 +103,47 @@ function readNumber(b: Buffer, start: number): boolean {
   if (!isDigit(b[at])) return false;
   // No leading zeros in JSON ("01" is not a number).
   if (b[at] === ZERO && isDigit(b[at + 1])) return false;
-  let m = 0;
-  while (isDigit(b[at])) m = m * 10 + (b[at++]! - ZERO);
+  // The first 9 significant digits in `high`, the rest in `low` (see decimal.ts).
+  let high = 0;
+  let significant = 0;
+  let low = 0;
+  let lowDigits = 0;
   let fraction = 0;
-  if (b[at] === DOT) {
+  let point = false;
+  for (;;) {
+    const c = b[at]!;
+    if (c >= ZERO && c <= NINE) {
+      if (significant < 9) {
+        high = high * 10 + (c - ZERO);
+        if (high !== 0) significant++;
+      } else {
+        low = low * 10 + (c - ZERO);
+        lowDigits++;
+      }
+      if (point) fraction++;
+    } else if (c === DOT && !point) {
+      if (!isDigit(b[at + 1])) return false;
+      point = true;
+    } else break;
     at++;
-    if (!isDigit(b[at])) return false;
-    while (isDigit(b[at])) {
-      m = m * 10 + (b[at++]! - ZERO);
-      fraction++;
-    }
   }
-  let exact = m <= Number.MAX_SAFE_INTEGER && fraction < POW10.length;
+  let exponent = false;
   if (b[at] === 0x65 || b[at] === 0x45) {
     at++;
     if (b[at] === PLUS || b[at] === MINUS) at++;
     if (!isDigit(b[at])) return false;
     while (isDigit(b[at])) at++;
-    exact = false;
+    exponent = true;
   }
   end = at;
-  if (!exact) value[0] = Number(b.toString("latin1", start, at));
-  else value[0] = negative ? -(m / POW10[fraction]!) : m / POW10[fraction]!;
+  let v = Number.NaN;
+  if (!exponent && lowDigits <= 9 && fraction < POW10.length) {
+    // Exact when m ≤ 2^53: high·10^j is exact, and so is a sum that fits.
+    const m = lowDigits === 0 ? high : high * POW10[lowDigits]! + low;
+    v = m <= Number.MAX_SAFE_INTEGER ? m / POW10[fraction]! : quotient(high, low, lowDigits, fraction);
+  }
+  if (Number.isNaN(v)) value[0] = Number(b.toString("latin1", start, at));
+  else value[0] = negative ? -v : v;
   return true;
 }
 
