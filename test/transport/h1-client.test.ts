@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "node:test";
 import { H1Client } from "../../packages/core/src/transport/h1.ts";
+import { ReplyReader } from "../../packages/core/src/transport/h1-reply.ts";
 import { createGeneratePool, exchange } from "../../packages/core/src/transport/http.ts";
 
 /** A server that answers each request (one per `\r\n\r\n`-terminated head + body) with `reply(n)`. */
@@ -197,4 +198,34 @@ test("a request cut in the tick it was made is never written: the idle connectio
     await p.destroy();
     await server.close();
   }
+});
+
+test("head fields are read in any case and spacing; a bad content-length or header line is a parse error", () => {
+  const read = (head: string, body = "") => {
+    const bytes = Buffer.from(`${head}\r\n\r\n${body}`, "latin1");
+    const r = new ReplyReader();
+    r.reset(false);
+    return r.push(bytes, bytes.length);
+  };
+  const a = read("HTTP/1.1 200 OK\r\nCONTENT-LENGTH:  2 \r\nKeep-Alive: timeout=5\r\nRetry-After: 3", "{}");
+  assert.equal(a?.reply.text, "{}");
+  assert.equal(a?.reusable, true);
+  assert.equal(a?.keepAliveMs, 4000);
+  assert.equal(a?.reply.retryAfter, "3");
+  const b = read(
+    "HTTP/1.1 503 Busy\r\ncontent-length: 0\r\nretry-after: 1\r\nRetry-After: 2\r\nConnection: Close",
+  );
+  assert.equal(b?.reply.status, 503);
+  assert.equal(b?.reply.retryAfter, null, "a repeated retry-after has no single value");
+  assert.equal(b?.reusable, false);
+  const c = read("HTTP/1.0 200\r\ncontent-length: 1", "x");
+  assert.equal(c?.reusable, false, "HTTP/1.0 closes unless it says keep-alive");
+  assert.equal(read("HTTP/1.0 200\r\nConnection: keep-alive\r\nContent-Length: 1", "x")?.reusable, true);
+  assert.throws(() => read("HTTP/1.1 200 OK\r\ncontent-length: 1x"), { message: "bad content-length" });
+  assert.throws(() => read("HTTP/1.1 200 OK\r\ncontent-length: 1\r\nContent-Length: 2"), {
+    message: "bad content-length",
+  });
+  assert.throws(() => read("HTTP/1.1 200 OK\r\nno colon here"), { message: "bad header line" });
+  assert.throws(() => read("HTTP/1.1 200 OK\r\n: empty name"), { message: "bad header line" });
+  assert.throws(() => read("HTTP/2 200"), { message: /bad status line/ });
 });

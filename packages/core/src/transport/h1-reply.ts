@@ -19,9 +19,9 @@ export class HttpReply {
     readonly retryAfter: string | null,
   ) {}
 
-  /** From the body's parts, copied into one buffer of its own. */
+  /** From the body's parts, copied into memory of its own (see `ownBytes`). */
   static of(status: number, chunks: readonly Buffer[], length: number, retryAfter: string | null): HttpReply {
-    let buf = chunks.length === 1 ? Buffer.from(chunks[0]!) : Buffer.concat(chunks, length);
+    let buf = ownBytes(chunks, length);
     if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
     return new HttpReply(status, buf, retryAfter);
   }
@@ -30,6 +30,30 @@ export class HttpReply {
     this.decoded ??= this.bytes.toString("utf8");
     return this.decoded;
   }
+}
+
+/**
+ * Bodies up to 8 KB are copied into a shared 64 KB slab, as Node pools Buffers under 4 KB: a
+ * `/generate` reply (~4 KB) just misses Node's pool, and an ArrayBuffer of its own per reply
+ * costs about six times its copy. A slab is freed once every body cut from it is.
+ */
+const SLAB = 64 * 1024;
+let slab = Buffer.allocUnsafeSlow(SLAB);
+let slabUsed = 0;
+
+function ownBytes(chunks: readonly Buffer[], length: number): Buffer {
+  if (length > SLAB >>> 3)
+    return chunks.length === 1 ? Buffer.from(chunks[0]!) : Buffer.concat(chunks, length);
+  if (slabUsed + length > SLAB) {
+    slab = Buffer.allocUnsafeSlow(SLAB);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + length);
+  let at = 0;
+  for (const c of chunks) at += c.copy(out, at);
+  // 8-byte aligned, so a typed-array view over a body stays possible.
+  slabUsed += (length + 7) & ~7;
+  return out;
 }
 
 export class H1Error extends Error {
@@ -45,7 +69,58 @@ export class H1Error extends Error {
 type Framing = "length" | "chunked" | "close" | "none";
 
 const HEAD_LIMIT = 64 * 1024;
-const CRLF2 = Buffer.from("\r\n\r\n");
+const CR = 0x0d;
+const LF = 0x0a;
+
+/** Where the head's blank line starts, or -1 (scanned in JS: a native indexOf per line costs more). */
+function headEnd(b: Buffer): number {
+  for (let i = 0; i + 3 < b.length; i++)
+    if (b[i] === CR && b[i + 1] === LF && b[i + 2] === CR && b[i + 3] === LF) return i;
+  return -1;
+}
+
+/** Where the line from `at` ends (its CRLF), at most `end`. */
+function lineEnd(b: Buffer, at: number, end: number): number {
+  let i = at;
+  while (i < end && !(b[i] === CR && b[i + 1] === LF)) i++;
+  return i;
+}
+const COLON = 0x3a;
+const SP = 0x20;
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x39;
+}
+
+const HTTP1 = Buffer.from("HTTP/1.");
+
+function startsWithHttp1(b: Buffer): boolean {
+  for (let i = 0; i < HTTP1.length; i++) if (b[i] !== HTTP1[i]) return false;
+  return true;
+}
+
+function isSpace(c: number | undefined): boolean {
+  return c === SP || c === 0x09;
+}
+
+/** The headers that frame a reply, by their lowercase names. */
+const HEADERS = ["content-length", "transfer-encoding", "connection", "keep-alive", "retry-after"];
+const [CONTENT_LENGTH, TRANSFER_ENCODING, CONNECTION, KEEP_ALIVE] = [0, 1, 2, 3];
+const OTHER = -1;
+const HEADER_BYTES = HEADERS.map((h) => Buffer.from(h, "latin1"));
+
+/** Which of HEADERS `b[from, to)` names, ASCII case ignored; OTHER for any other name. */
+function headerName(b: Buffer, from: number, to: number): number {
+  const n = to - from;
+  for (let h = 0; h < HEADER_BYTES.length; h++) {
+    const want = HEADER_BYTES[h]!;
+    if (want.length !== n) continue;
+    let i = 0;
+    while (i < n && (b[from + i]! | 0x20) === want[i]) i++;
+    if (i === n) return h;
+  }
+  return OTHER;
+}
 
 /** Reads one reply from the bytes of a connection: head, then the body by its framing. */
 export class ReplyReader {
@@ -98,13 +173,13 @@ export class ReplyReader {
   private read(input: Buffer): { reply: HttpReply; reusable: boolean; keepAliveMs: number | null } | null {
     let data = input;
     while (this.inHead) {
-      const end = data.indexOf(CRLF2);
+      const end = headEnd(data);
       if (end < 0) {
         if (data.length > HEAD_LIMIT) throw new H1Error("reply head too large", "ERR_H1_PARSE");
         this.buf = data;
         return null;
       }
-      this.readHead(data.toString("latin1", 0, end));
+      this.readHead(data, end);
       data = data.subarray(end + 4);
     }
     const done = this.readBody(data);
@@ -122,37 +197,67 @@ export class ReplyReader {
     return this.reply();
   }
 
-  private readHead(head: string): void {
-    const lines = head.split("\r\n");
-    const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!);
-    if (!m) throw new H1Error(`bad status line ${JSON.stringify(lines[0]!.slice(0, 80))}`, "ERR_H1_PARSE");
-    const status = Number(m[2]);
+  /** The head in `b[0, end)`, read from its bytes: only the headers that frame a reply are decoded. */
+  private readHead(b: Buffer, end: number): void {
+    let eol = lineEnd(b, 0, end);
+    // "HTTP/1.x NNN" then a space or the line's end.
+    const ok =
+      eol >= 12 &&
+      startsWithHttp1(b) &&
+      (b[7] === 0x30 || b[7] === 0x31) &&
+      b[8] === SP &&
+      isDigit(b[9]) &&
+      isDigit(b[10]) &&
+      isDigit(b[11]) &&
+      (eol === 12 || b[12] === SP);
+    if (!ok)
+      throw new H1Error(
+        `bad status line ${JSON.stringify(b.toString("latin1", 0, Math.min(eol, 80)))}`,
+        "ERR_H1_PARSE",
+      );
+    const status = (b[9]! - 0x30) * 100 + (b[10]! - 0x30) * 10 + (b[11]! - 0x30);
     // 1xx heads (100 Continue, 103 Early Hints) precede the real one.
     if (status < 200) return;
     this.inHead = false;
     this.status = status;
-    let keepAlive = m[1] === "1";
+    let keepAlive = b[7] === 0x31;
     let contentLength = -1;
     let chunked = false;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(":");
-      if (colon <= 0) throw new H1Error("bad header line", "ERR_H1_PARSE");
-      const name = line.slice(0, colon).trim().toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === "content-length") {
-        if (!/^\d+$/.test(value) || (contentLength >= 0 && Number(value) !== contentLength))
+    while (eol < end) {
+      const at = eol + 2;
+      eol = lineEnd(b, at, end);
+      let colon = at;
+      while (colon < eol && b[colon] !== COLON) colon++;
+      if (colon === eol) throw new H1Error("bad header line", "ERR_H1_PARSE");
+      let from = at;
+      let to = colon;
+      while (from < to && isSpace(b[from])) from++;
+      while (to > from && isSpace(b[to - 1])) to--;
+      if (to === from) throw new H1Error("bad header line", "ERR_H1_PARSE");
+      const name = headerName(b, from, to);
+      if (name === OTHER) continue;
+      let v0 = colon + 1;
+      let v1 = eol;
+      while (v0 < v1 && isSpace(b[v0])) v0++;
+      while (v1 > v0 && isSpace(b[v1 - 1])) v1--;
+      if (name === CONTENT_LENGTH) {
+        let n = v1 > v0 ? 0 : -1;
+        for (let i = v0; i < v1 && n >= 0; i++) n = isDigit(b[i]) ? n * 10 + (b[i]! - 0x30) : -1;
+        if (n < 0 || (contentLength >= 0 && n !== contentLength))
           throw new H1Error("bad content-length", "ERR_H1_PARSE");
-        contentLength = Number(value);
-      } else if (name === "transfer-encoding") chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-      else if (name === "connection") {
+        contentLength = n;
+        continue;
+      }
+      const value = b.toString("latin1", v0, v1);
+      if (name === TRANSFER_ENCODING) chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+      else if (name === CONNECTION) {
         const v = value.toLowerCase();
         if (v.includes("close")) keepAlive = false;
         else if (v.includes("keep-alive")) keepAlive = true;
-      } else if (name === "keep-alive") {
+      } else if (name === KEEP_ALIVE) {
         const t = /timeout=(\d+)/i.exec(value);
         if (t) this.keepAliveMs = Math.max(0, Number(t[1]) * 1000 - 1000);
-      } else if (name === "retry-after") {
+      } else {
         this.retryAfterSeen++;
         // A repeated header is a list, as undici reports it: no single value.
         this.retryAfter = this.retryAfterSeen === 1 ? value : null;
