@@ -2,7 +2,8 @@
  * Side by side in one process: single-turn reverse-text rollouts through two checkouts' cores
  * (e.g. a `git worktree` of main and this one) against one engine child, in alternating chunks,
  * so both see the same machine load. Prints per side the median envroll CPU ms per rollout, the
- * engine's, and their ratio (the throughput figure needs envroll ≤ 2 × engine).
+ * engine's, and their ratio (the throughput figure needs envroll ≤ 2 × engine); then the median
+ * over rounds of the first two sides' per-round ratio B/A, steadier under a moving load.
  *   node --import tsx bench/ab-rollouts.ts /path/to/main/packages/core/src packages/core/src
  * Env: CHUNK (rollouts per chunk, 400), ROUNDS (8), WARM (warm-up chunks per side, 5).
  */
@@ -79,6 +80,9 @@ try {
       `${s.name}: envroll ${median(s.cpu).toFixed(3)} CPU ms/rollout, engine ${median(s.engine).toFixed(3)}, envroll/engine ${ratio.toFixed(2)}`,
     );
   }
+  const [a, b] = sides as [Side, Side];
+  const paired = (k: "cpu" | "engine") => median(a[k].map((x, i) => b[k][i]! / x));
+  note(`paired B/A per round: envroll ${paired("cpu").toFixed(3)}, engine ${paired("engine").toFixed(3)}`);
   for (const s of sides) {
     await s.env.close();
     await s.client.close();
