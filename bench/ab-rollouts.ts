@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { procCpuMs, spawnTs, stop, waitForLine } from "./lib/child.ts";
 import { median, note } from "./lib/report.ts";
+import { alternate, paired } from "./lib/side-by-side.ts";
 
 const roots = process.argv.slice(2).map((r) => resolve(r));
 if (roots.length < 2) throw new Error("usage: ab-rollouts.ts CORE_SRC_A CORE_SRC_B [...]");
@@ -67,13 +68,7 @@ try {
     const c = process.cpuUsage(c0);
     return [(c.user + c.system) / 1000 / CHUNK, (procCpuMs(engine.pid) - e0) / CHUNK];
   };
-  for (let w = 0; w < WARM; w++) for (const s of sides) await chunk(s);
-  for (let r = 0; r < ROUNDS; r++)
-    for (const s of r % 2 ? [...sides].reverse() : sides) {
-      const [c, e] = await chunk(s);
-      s.cpu.push(c);
-      s.engine.push(e);
-    }
+  await alternate(sides, chunk, WARM, ROUNDS);
   for (const s of sides) {
     const ratio = median(s.cpu.map((c, i) => c / s.engine[i]!));
     note(
@@ -81,8 +76,9 @@ try {
     );
   }
   const [a, b] = sides as [Side, Side];
-  const paired = (k: "cpu" | "engine") => median(a[k].map((x, i) => b[k][i]! / x));
-  note(`paired B/A per round: envroll ${paired("cpu").toFixed(3)}, engine ${paired("engine").toFixed(3)}`);
+  note(
+    `paired B/A per round: envroll ${paired(a, b, "cpu").toFixed(3)}, engine ${paired(a, b, "engine").toFixed(3)}`,
+  );
   for (const s of sides) {
     await s.env.close();
     await s.client.close();

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
 import { procCpuMs, spawnTs, stop, waitForLine } from "./lib/child.ts";
 import { median, note } from "./lib/report.ts";
+import { alternate, paired } from "./lib/side-by-side.ts";
 import { environment } from "./lib/workloads.ts";
 
 const roots = process.argv.slice(2, 4).map((r) => resolve(r));
@@ -72,20 +73,15 @@ try {
     const c = process.cpuUsage(c0);
     return [(c.user + c.system) / CHUNK, ((procCpuMs(engine.pid) - e0) * 1000) / CHUNK];
   };
-  for (let w = 0; w < WARM; w++) for (const s of sides) await chunk(s);
-  for (let r = 0; r < ROUNDS; r++)
-    for (const s of r % 2 ? [...sides].reverse() : sides) {
-      const [c, e] = await chunk(s);
-      s.cpu.push(c);
-      s.engine.push(e);
-    }
+  await alternate(sides, chunk, WARM, ROUNDS);
   for (const s of sides)
     note(
       `${s.name}: transport ${median(s.cpu).toFixed(1)} CPU us/request, engine ${median(s.engine).toFixed(1)}`,
     );
   const [a, b] = sides as [Side, Side];
-  const paired = (k: "cpu" | "engine") => median(a[k].map((x, i) => b[k][i]! / x));
-  note(`paired B/A per round: transport ${paired("cpu").toFixed(3)}, engine ${paired("engine").toFixed(3)}`);
+  note(
+    `paired B/A per round: transport ${paired(a, b, "cpu").toFixed(3)}, engine ${paired(a, b, "engine").toFixed(3)}`,
+  );
   for (const s of sides) await s.transport.close();
   await env.close();
 } finally {
