@@ -1,6 +1,7 @@
 /** reverse-text against verifiers 0.2.0's recorded rewards (fixtures/reverse_text_v1.json). */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mulberry32 } from "../../packages/core/src/random.ts";
 import reverseText, {
   makeTask,
   ReverseTextDataSchema,
@@ -63,6 +64,37 @@ test("tag extraction: first pair, DOTALL, case-sensitive, stripped, '' when abse
   assert.equal(extractReversed("<REVERSED_TEXT>a</REVERSED_TEXT>"), "");
   assert.equal(extractReversed("<reversed_text>unclosed"), "");
   assert.equal(extractReversed("<reversed_text>\u00a0x\u2003</reversed_text>"), "x");
+});
+
+test("tag extraction agrees with the reference's non-greedy DOTALL regex on tag soup", () => {
+  // The verifiers reward's pattern, as Python's re reads it with DOTALL.
+  const reference = (reply: string): string => {
+    const m = /<reversed_text>([\s\S]*?)<\/reversed_text>/.exec(reply);
+    return m ? pyStrip(m[1]!) : "";
+  };
+  const rng = mulberry32(7);
+  const parts = [
+    "<reversed_text>",
+    "</reversed_text>",
+    "<reversed_text",
+    "/reversed_text>",
+    "<",
+    ">",
+    " ",
+    "\n",
+    "ab",
+    "é",
+  ];
+  let withPair = 0;
+  for (let c = 0; c < 3000; c++) {
+    let reply = "";
+    const n = Math.floor(rng() * 8);
+    for (let k = 0; k < n; k++) reply += parts[Math.floor(rng() * parts.length)]!;
+    const want = reference(reply);
+    assert.equal(extractReversed(reply), want, JSON.stringify(reply));
+    if (/<reversed_text>[\s\S]*<\/reversed_text>/.test(reply)) withPair++;
+  }
+  assert.ok(withPair > 100, `only ${withPair} replies held a tag pair`);
 });
 
 test("two empty strings score 1.0", async () => {

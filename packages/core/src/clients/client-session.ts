@@ -22,6 +22,8 @@ export interface RenderInputs {
   enableThinking: boolean | undefined;
   chatTemplateKwargs: unknown;
   systemPrompt: Message | undefined;
+  /** `messageHash(systemPrompt)` when the caller has it already (it hashes every message). */
+  systemPromptHash?: string;
 }
 
 export interface SampledTurn {
@@ -42,7 +44,7 @@ export function renderFingerprint(inputs: RenderInputs): string {
     inputs.tools,
     inputs.enableThinking ?? null,
     inputs.chatTemplateKwargs ?? null,
-    inputs.systemPrompt ? messageHash(inputs.systemPrompt) : null,
+    inputs.systemPrompt ? (inputs.systemPromptHash ?? messageHash(inputs.systemPrompt)) : null,
   ]);
 }
 

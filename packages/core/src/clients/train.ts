@@ -85,6 +85,7 @@ export class TrainClient implements Client {
       enableThinking,
       chatTemplateKwargs: kwargs,
       systemPrompt: request.messages[0]?.role === "system" ? request.messages[0] : undefined,
+      systemPromptHash: hashes[0],
     });
     const plan: BridgePlan = this.useBridge
       ? session.plan(request.messages, hashes, fingerprint)
@@ -107,8 +108,10 @@ export class TrainClient implements Client {
       );
     }
     const response = this.toResponse(result, prompt, tools, session);
+    // `hashes` is this call's own array (the plan only compared it): it becomes the path.
+    hashes.push(messageHash(response.message));
     session.record({
-      path: [...hashes, messageHash(response.message)],
+      path: hashes,
       promptIds: prompt.promptIds,
       completionIds: result.outputIds,
       fingerprint,

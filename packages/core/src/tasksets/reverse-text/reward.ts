@@ -6,13 +6,20 @@
 import { sequenceMatcherRatio } from "../../difflib/index.ts";
 import { pyStrip } from "../../text/python-str.ts";
 
-/** `[\s\S]` is Python's `.` under DOTALL. */
-const TAG_RE = /<reversed_text>([\s\S]*?)<\/reversed_text>/;
+const OPEN = "<reversed_text>";
+const CLOSE = "</reversed_text>";
 
-/** The tagged answer, stripped; "" when the reply has no closed tag pair. */
+/**
+ * The tagged answer, stripped; "" when the reply has no closed tag pair. The reference's
+ * non-greedy DOTALL regex `<reversed_text>(.*?)</reversed_text>` matches from the first opening
+ * tag to the first closing tag after it (when none follows the first opening, none follows a
+ * later one), which two `indexOf`s find without a match array.
+ */
 export function extractReversed(reply: string): string {
-  const m = TAG_RE.exec(reply);
-  return m ? pyStrip(m[1]!) : "";
+  const open = reply.indexOf(OPEN);
+  if (open < 0) return "";
+  const close = reply.indexOf(CLOSE, open + OPEN.length);
+  return close < 0 ? "" : pyStrip(reply.slice(open + OPEN.length, close));
 }
 
 export function lcsReward(reply: string, answer: string): number {
