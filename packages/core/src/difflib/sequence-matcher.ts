@@ -49,6 +49,9 @@ function rowsFor(n: number): void {
   }
 }
 
+/** `ratio`'s work list of `[alo, ahi, blo, bhi]` ranges, flat and shared (a ratio is synchronous). */
+const rangeStack: number[] = [];
+
 /** The matcher over symbols `0 … symbols-1`; `a` and `b` are not copied. */
 export class SymbolMatcher {
   /**
@@ -200,10 +203,33 @@ export class SymbolMatcher {
     return merged.map((m) => [...m] as MatchingBlock);
   }
 
-  /** 2·M / T, where M is the total size of the matching blocks; 1.0 when both are empty. */
+  /**
+   * 2·M / T, where M is the total size of the matching blocks; 1.0 when both are empty. M is
+   * summed straight from the searches: sorting and merging adjacent blocks (what
+   * `getMatchingBlocks` adds) never changes the total, so the reward needs no block list.
+   */
   ratio(): number {
+    if (this.blocks) {
+      let total = 0;
+      for (const [, , size] of this.blocks) total += size;
+      return calculateRatio(total, this.a.length + this.b.length);
+    }
+    const stack = rangeStack;
+    stack.length = 0;
+    stack.push(0, this.a.length, 0, this.b.length);
     let matches = 0;
-    for (const [, , size] of this.getMatchingBlocks()) matches += size;
+    while (stack.length > 0) {
+      const bhi = stack.pop()!;
+      const blo = stack.pop()!;
+      const ahi = stack.pop()!;
+      const alo = stack.pop()!;
+      const [i, j, k] = this.findLongestMatch(alo, ahi, blo, bhi);
+      if (k > 0) {
+        matches += k;
+        if (alo < i && blo < j) stack.push(alo, i, blo, j);
+        if (i + k < ahi && j + k < bhi) stack.push(i + k, ahi, j + k, bhi);
+      }
+    }
     return calculateRatio(matches, this.a.length + this.b.length);
   }
 
