@@ -4,26 +4,28 @@
  * into one scratch buffer: no per-token object and no lookup in a sparse id-indexed array.
  */
 export class TokenBytes {
-  private readonly start: Int32Array;
-  /** Byte length + 1 per id; 0 while the id is not computed yet. */
-  private readonly lenPlus1: Int32Array;
+  /**
+   * Per id, side by side (one cache line per lookup, which a decode makes per token): where its
+   * bytes start in the pool, and their length + 1 (0 while the id is not computed yet).
+   */
+  private readonly meta: Int32Array;
   private pool = new Uint8Array(1 << 16);
   private used = 0;
   private scratch = new Uint8Array(4096);
 
   constructor(
     /** One past the largest id of the vocabulary: other ids stand for no bytes. */
-    size: number,
+    private readonly size: number,
     private readonly compute: (id: number) => Uint8Array,
   ) {
-    this.start = new Int32Array(size);
-    this.lenPlus1 = new Int32Array(size);
+    this.meta = new Int32Array(size * 2);
   }
 
   /** Byte length of token `id` (0 for an id outside the vocabulary). */
   length(id: number): number {
-    const l = this.lenPlus1[id];
-    if (l === undefined) return 0;
+    // Only ids 0 … size-1 stand for bytes (a fractional or negative "id" for none, as before).
+    if (id >>> 0 !== id || id >= this.size) return 0;
+    const l = this.meta[2 * id + 1]!;
     return l > 0 ? l - 1 : this.add(id);
   }
 
@@ -46,9 +48,9 @@ export class TokenBytes {
         this.scratch = grown;
       }
       const pool = this.pool;
-      let s = this.start[id]!;
-      const end = s + n;
-      while (s < end) out[at++] = pool[s++]!;
+      let s = this.meta[2 * id]!;
+      const stop = s + n;
+      while (s < stop) out[at++] = pool[s++]!;
     }
     return out.subarray(0, at);
   }
@@ -62,8 +64,8 @@ export class TokenBytes {
       this.pool = grown;
     }
     this.pool.set(bytes, this.used);
-    this.start[id] = this.used;
-    this.lenPlus1[id] = bytes.length + 1;
+    this.meta[2 * id] = this.used;
+    this.meta[2 * id + 1] = bytes.length + 1;
     this.used += bytes.length;
     return bytes.length;
   }
