@@ -70,3 +70,40 @@ test("NFC: the tokenizer gives decomposed and composed text the same ids", () =>
   assert.deepEqual(tok.encode("\u1100\u1161\u11a8 word"), tok.encode("\uac01 word"));
   assert.notDeepEqual(tok.encode("cafe au lait"), tok.encode("caf\u00e9 au lait"));
 });
+
+test("NFC by runs equals the full pass over the whole text (long mixed texts, astral, exclusions)", () => {
+  const pools = [
+    [0x20, 0x7e],
+    [0xa0, 0x2ff],
+    [0x300, 0x36f],
+    [0x1e00, 0x1eff],
+    [0x0f40, 0x0f80],
+    [0x0900, 0x097f],
+    [0x1100, 0x1112],
+    [0x1161, 0x1175],
+    [0x11a8, 0x11c2],
+    [0xac00, 0xd7a3],
+    [0x4e00, 0x4e80],
+    [0x1d15e, 0x1d16d],
+    [0x2f800, 0x2f810],
+  ] as const;
+  const rand = mulberry32(20261202);
+  let changed = 0;
+  for (let n = 0; n < 3000; n++) {
+    const cps: number[] = [];
+    const len = 1 + Math.floor(rand() * 60);
+    for (let k = 0; k < len; k++) {
+      const [lo, hi] = pools[Math.floor(rand() * pools.length)]!;
+      cps.push(lo + Math.floor(rand() * (hi - lo + 1)));
+    }
+    const text = String.fromCodePoint(...cps);
+    const whole = composeNfc(text);
+    assert.equal(hfNfc(text), whole, JSON.stringify(text));
+    if (whole !== text) changed++;
+  }
+  assert.ok(changed > 1000, `NFC changed only ${changed} texts`);
+  // Unchanged text comes back as the very string (no copy), as the tokenizer's offset remap expects.
+  const composed = "Tiếng Việt, Grüße, 한국어, café";
+  assert.equal(composeNfc(composed), composed);
+  assert.equal(hfNfc(composed), composed);
+});

@@ -76,8 +76,50 @@ export function mayChangeUnderNfc(text: string): boolean {
   return false;
 }
 
+/**
+ * NFC of `text`, the full pass run only over the runs that need it. The text is cut before every
+ * code point NFC cannot touch (below U+0300, or clear in the quick check's table: a starter that
+ * does not decompose and never joins the one before it): nothing from the left moves past such a
+ * starter or composes with it, so NFC of the text is NFC of each run, and a run of untouched
+ * code points is its own NFC. Already-composed text (most text with accents) comes back as the
+ * same string, without a code point array for the whole of it.
+ */
 export function hfNfc(text: string): string {
-  return mayChangeUnderNfc(text) ? composeNfc(text) : text;
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) < 0x300) i++;
+  if (i === text.length) return text;
+  const touched = touch();
+  let out = "";
+  let copied = 0; // text[0, copied) is in `out` (once a run changed)
+  // The code point before the first one at or above U+0300 starts its run (it may compose with it).
+  let runStart = i > 0 ? i - 1 : 0;
+  let runTouched = false;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    const cp = c < 0xd800 || c > 0xdbff ? c : text.codePointAt(i)!;
+    if (cp < 0x300 || touched[cp] !== 1) {
+      if (runTouched) {
+        const run = text.slice(runStart, i);
+        const composed = composeNfc(run);
+        if (composed !== run) {
+          out += text.slice(copied, runStart) + composed;
+          copied = i;
+        }
+      }
+      runStart = i;
+      runTouched = false;
+    } else runTouched = true;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  if (runTouched) {
+    const run = text.slice(runStart);
+    const composed = composeNfc(run);
+    if (composed !== run) {
+      out += text.slice(copied, runStart) + composed;
+      copied = text.length;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** The full decompose → reorder → compose pass, without the quick check (exported for its test). */
