@@ -174,70 +174,63 @@ export class RolloutSession<D extends TaskData = TaskData> {
     return result;
   }
 
+  /** One turn (or a user-simulated exchange); any failure is also kept on `error`. */
   private async guarded(
     program: readonly Message[],
     tools: readonly Tool[],
     programSampling: Sampling,
   ): Promise<CompletionResult> {
     try {
-      return await this.turn(program, tools, programSampling);
+      if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted");
+      let messages = this.o.user ? await this.modelMessages(program) : [...program];
+      const sampling: Sampling = hasKeys(programSampling)
+        ? { ...this.accepted(programSampling), ...this.o.sampling }
+        : { ...this.o.sampling };
+      let last: ModelResponse | null = null;
+      for (;;) {
+        const refusal = this.refusal();
+        const reason = typeof refusal === "object" && refusal !== null ? await refusal : refusal;
+        if (reason !== null) {
+          this.trace.stop(reason);
+          // Mid-simulation the program gets the last completion; otherwise a refusal.
+          return last ? this.answered(program, messages, last) : { kind: "stopped", reason };
+        }
+        const plan = this.trace.graph.prepareTurn(messages);
+        let response: ModelResponse;
+        try {
+          response = await this.o.client.getResponse({
+            messages,
+            tools: [...tools],
+            sampling,
+            sessionId: this.trace.id,
+            turn: this.trace.numTurns,
+            signal: this.o.signal,
+          });
+        } catch (e) {
+          if (e instanceof OverlongPromptError) {
+            // A prompt that no longer fits is a clean truncation, not a failure.
+            this.trace.stop("context_length");
+            return last
+              ? this.answered(program, messages, last)
+              : { kind: "stopped", reason: "context_length" };
+          }
+          // Whatever the client threw on abort, the cause is the abort (timeout or shutdown).
+          if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted", { cause: e });
+          throw asTyped(InterceptionError, "model call", e);
+        }
+        this.trace.recordTurn(plan, response);
+        if ((response.message.tool_calls?.length ?? 0) > 0 || !this.o.user)
+          return this.answered(program, messages, response);
+        const reply = await boundary(UserError, "user simulator", () =>
+          this.o.user!.respond(contentText(response.message.content)),
+        );
+        messages = [...messages, response.message, ...reply];
+        last = response;
+        if (reply.length === 0) return this.answered(program, messages, response);
+      }
     } catch (e) {
       this.error = asTyped(InterceptionError, "interception", e);
       throw this.error;
-    }
-  }
-
-  private async turn(
-    program: readonly Message[],
-    tools: readonly Tool[],
-    programSampling: Sampling,
-  ): Promise<CompletionResult> {
-    if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted");
-    let messages = this.o.user ? await this.modelMessages(program) : [...program];
-    const sampling: Sampling = hasKeys(programSampling)
-      ? { ...this.accepted(programSampling), ...this.o.sampling }
-      : { ...this.o.sampling };
-    let last: ModelResponse | null = null;
-    for (;;) {
-      const refusal = this.refusal();
-      const reason = typeof refusal === "object" && refusal !== null ? await refusal : refusal;
-      if (reason !== null) {
-        this.trace.stop(reason);
-        // Mid-simulation the program gets the last completion; otherwise a refusal.
-        return last ? this.answered(program, messages, last) : { kind: "stopped", reason };
-      }
-      const plan = this.trace.graph.prepareTurn(messages);
-      let response: ModelResponse;
-      try {
-        response = await this.o.client.getResponse({
-          messages,
-          tools: [...tools],
-          sampling,
-          sessionId: this.trace.id,
-          turn: this.trace.numTurns,
-          signal: this.o.signal,
-        });
-      } catch (e) {
-        if (e instanceof OverlongPromptError) {
-          // A prompt that no longer fits is a clean truncation, not a failure.
-          this.trace.stop("context_length");
-          return last
-            ? this.answered(program, messages, last)
-            : { kind: "stopped", reason: "context_length" };
-        }
-        // Whatever the client threw on abort, the cause is the abort (timeout or shutdown).
-        if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted", { cause: e });
-        throw asTyped(InterceptionError, "model call", e);
-      }
-      this.trace.recordTurn(plan, response);
-      if ((response.message.tool_calls?.length ?? 0) > 0 || !this.o.user)
-        return this.answered(program, messages, response);
-      const reply = await boundary(UserError, "user simulator", () =>
-        this.o.user!.respond(contentText(response.message.content)),
-      );
-      messages = [...messages, response.message, ...reply];
-      last = response;
-      if (reply.length === 0) return this.answered(program, messages, response);
     }
   }
 

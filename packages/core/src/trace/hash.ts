@@ -5,19 +5,38 @@
  * program re-serializing `{"b":1,"a":2}` as `{"a":2,"b":1}` does not fork the trace. An
  * assistant's empty content is one value whether a program echoes it as "" or null (SDKs and
  * agent frameworks differ; chat templates render both as nothing).
+ *
+ * The digest is computed in JS over the identity fields themselves (tagged and length-prefixed,
+ * so the encoding is injective), not over a JSON text of them: text content — nearly every
+ * message — is read in place, and no crypto call is made (md5 of the JSON was most of a
+ * single-turn rollout's hashing cost). Digests are in-process keys only: nothing stores them.
  */
-import * as crypto from "node:crypto";
 import type { Message } from "../types.ts";
+import { Hash128 } from "./hash128.ts";
 
 /** JSON with object keys sorted at every depth. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ",";
+      out += canonicalJson(value[i]);
+    }
+    return `${out}]`;
+  }
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+  const keys = Object.keys(obj).sort();
+  let out = "{";
+  let first = true;
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (!first) out += ",";
+    first = false;
+    out += `${JSON.stringify(k)}:${canonicalJson(v)}`;
+  }
+  return `${out}}`;
 }
 
 /** Arguments as canonical JSON when they parse; the raw string otherwise (malformed JSON is data). */
@@ -29,37 +48,65 @@ function canonicalArguments(raw: string): string {
   }
 }
 
-/** `canonicalJson` of the identity tuple, written directly (no tuple is built per message). */
-function identityJson(m: Message): string {
-  const role = JSON.stringify(m.role);
-  switch (m.role) {
-    case "system":
-    case "user":
-      return `[${role},${canonicalJson(m.content)}]`;
-    case "tool":
-      return `[${role},${canonicalJson(m.content)},${canonicalJson(m.tool_call_id)}]`;
-    case "assistant":
-      return `[${role},${canonicalJson(m.content === "" ? null : (m.content ?? null))},${canonicalJson(m.reasoning_content ?? null)},${canonicalJson(
-        (m.tool_calls ?? []).map((c) => [c.id, c.name, canonicalArguments(c.arguments)]),
-      )}]`;
+const NULL = 0;
+const TEXT = 1;
+const JSON_VALUE = 2;
+
+/**
+ * One identity field. Equal fields encode equally and unequal ones differently, exactly as
+ * their canonical JSON would compare: null and undefined are one value, a string is its text,
+ * anything else its canonical JSON (which never starts like a string's).
+ */
+function field(h: Hash128, v: unknown): void {
+  if (v === null || v === undefined) h.word(NULL);
+  else if (typeof v === "string") {
+    h.word(TEXT);
+    h.text(v);
+  } else {
+    h.word(JSON_VALUE);
+    h.text(canonicalJson(v));
   }
 }
 
-// One-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object: about a third cheaper per message.
-const md5Hex: (text: string) => string =
-  typeof crypto.hash === "function"
-    ? (text) => crypto.hash("md5", text, "hex")
-    : (text) => crypto.createHash("md5").update(text).digest("hex");
+const hasher = new Hash128();
+
+function identityDigest(m: Message): string {
+  const h = hasher.reset();
+  h.text(m.role);
+  switch (m.role) {
+    case "system":
+    case "user":
+      field(h, m.content);
+      break;
+    case "tool":
+      field(h, m.content);
+      field(h, m.tool_call_id);
+      break;
+    case "assistant": {
+      field(h, m.content === "" ? null : m.content);
+      field(h, m.reasoning_content);
+      const calls = m.tool_calls ?? [];
+      h.word(calls.length);
+      for (const c of calls) {
+        field(h, c.id);
+        field(h, c.name);
+        field(h, canonicalArguments(c.arguments));
+      }
+      break;
+    }
+  }
+  return h.hex();
+}
 
 // In-process harnesses resend the same message objects every turn; caching by identity keeps
 // prefix matching O(new messages) per turn instead of re-hashing the whole history.
 const cache = new WeakMap<Message, string>();
 
-/** 128-bit hex digest of a message's identity (md5 is ample: collisions here are not adversarial). */
+/** 128-bit hex digest of a message's identity (collisions here are not adversarial). */
 export function messageHash(m: Message): string {
   let h = cache.get(m);
   if (h === undefined) {
-    h = md5Hex(identityJson(m));
+    h = identityDigest(m);
     cache.set(m, h);
   }
   return h;
