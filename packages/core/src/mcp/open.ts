@@ -52,9 +52,10 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
   const declared = o.taskset.toolsets === undefined ? [] : declaredServers(o.taskset);
   const servers = o.configured.length === 0 ? declared : [...declared, ...o.configured];
   let state: StateChannel | null = null;
-  const workers = new Set<string>();
+  let workers: Set<string> | null = null;
   for (const spec of servers) {
     if (spec.scope === "worker") {
+      workers ??= new Set();
       workers.add(spec.name);
       providers.push(borrowed((await o.shared()).get(spec)));
       continue;
@@ -63,18 +64,19 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
     providers.push(openServer(spec, o.runtime, spec.command !== undefined ? state : null));
   }
   if (o.extra) for (const p of o.extra) providers.push(p);
+  const worker = workers;
   const meta =
-    workers.size === 0
+    worker === null
       ? o.meta
       : (server: string) => {
-          if (!workers.has(server) || !state) return o.meta?.(server);
+          if (!worker.has(server) || !state) return o.meta?.(server);
           return {
             ...o.meta?.(server),
             "envroll/state_url": state.url,
             "envroll/state_secret": state.secret,
           };
         };
-  if (workers.size > 0) state ??= await o.state();
+  if (worker !== null) state ??= await o.state();
   return new RolloutToolbox(providers, meta === o.meta ? o : { ...o, meta });
 }
 

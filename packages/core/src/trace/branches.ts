@@ -52,6 +52,9 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
 }
 
 export function branchRecords(graph: MessageGraph): BranchRecord[] {
+  const leaves = graph.leaves();
+  // One branch trains on every sampled node it has: nothing to track.
+  if (leaves.length === 1) return [branchRecord(graph, leaves[0]!)];
   const owned = new Set<number>();
-  return graph.leaves().map((leaf) => branchRecord(graph, leaf, owned));
+  return leaves.map((leaf) => branchRecord(graph, leaf, owned));
 }
