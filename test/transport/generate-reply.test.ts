@@ -131,3 +131,37 @@ test("16-18 digit logprobs, near-ties among them, read as JSON.parse reads them"
       assert.ok(Object.is(read.logprobs[i], JSON.parse(chunk[i]!)), `${chunk[i]} read exactly`);
   }
 });
+
+test("the top-level output_ids list is left out of the parse only when it is compact integers, once", () => {
+  const body = (ids: string, text = "x") =>
+    Buffer.from(
+      `{"text":${JSON.stringify(text)},"output_ids":${ids},"meta_info":{"id":"r","weight_version":"é","finish_reason":{"type":"stop"},"completion_tokens":2,"output_token_logprobs":[[-0.5,3,null],[-0.25,4,null]]}}`,
+    );
+  const parsed = (bytes: Buffer) => {
+    const whole = JSON.parse(bytes.toString()) as { meta_info: { output_token_logprobs: unknown[] } };
+    whole.meta_info.output_token_logprobs = [];
+    return whole;
+  };
+  for (const [ids, skipped] of [
+    ["[3,4]", true],
+    ["[]", true],
+    ["[3, 4]", false], // whitespace
+    ["[3.0,4]", false], // a float JSON.parse reads as 3
+    ["[-3,4]", false],
+    ['["3",4]', false],
+  ] as const) {
+    const bytes = body(ids);
+    const read = readGenerateReply(bytes);
+    assert.deepEqual(read.ids, [3, 4], ids);
+    const expected = parsed(bytes) as Record<string, unknown>;
+    if (skipped) expected.output_ids = [];
+    assert.deepEqual(read.body, expected, ids);
+  }
+  // The key's text inside a string (escaped) and nested under another key are not the list.
+  const inText = body("[3,4]", 'say "output_ids":[9] é');
+  assert.deepEqual((readGenerateReply(inText).body as { text: string }).text, 'say "output_ids":[9] é');
+  const twice = Buffer.from(
+    `{"output_ids":[3,4],"meta_info":{"output_ids":[1],"finish_reason":{"type":"stop"},"completion_tokens":2,"output_token_logprobs":[[-0.5,3,null],[-0.25,4,null]]}}`,
+  );
+  assert.deepEqual((readGenerateReply(twice).body as { output_ids: unknown }).output_ids, [3, 4]);
+});

@@ -15,6 +15,8 @@
 /** 10^0 … 10^22, each exact (read as text, so never a rounded Math.pow). */
 export const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
 
+/** 2^(e − 1075): one ulp of a double whose biased exponent is e. */
+const POW2 = Float64Array.from({ length: 2048 }, (_, e) => 2 ** (e - 1075));
 const SPLIT = 134217729; // 2^27 + 1
 const MARGIN = 1e-6;
 const bits = new Float64Array(1);
@@ -43,15 +45,16 @@ export function quotient(a: number, b: number, j: number, f: number): number {
   bits[0] = x;
   const exponent = (words[HIGH]! >>> 20) & 0x7ff;
   if (exponent === 0 || exponent === 0x7ff) return Number.NaN;
-  const ulp = 2 ** (exponent - 1075) * d;
+  const unit = POW2[exponent]!;
+  const ulp = unit * d;
   const k = r / ulp;
   if (k > -0.5 + MARGIN && k < 0.5 - MARGIN) {
     // Just above a power of two the rounding interval below is half as wide.
     if (k < 0 && isPowerOfTwo() && k < -0.25 + MARGIN) return Number.NaN;
     return x;
   }
-  if (k > 0.5 + MARGIN && k < 1.5 - MARGIN) return x + 2 ** (exponent - 1075);
-  if (k < -0.5 - MARGIN && k > -1.5 + MARGIN && !isPowerOfTwo()) return x - 2 ** (exponent - 1075);
+  if (k > 0.5 + MARGIN && k < 1.5 - MARGIN) return x + unit;
+  if (k < -0.5 - MARGIN && k > -1.5 + MARGIN && !isPowerOfTwo()) return x - unit;
   return Number.NaN;
 }
 

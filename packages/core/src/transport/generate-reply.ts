@@ -4,20 +4,25 @@
  * sends `null` in place of the token text unless `return_text_in_logprobs` is set); JSON.parse
  * makes that one array plus one boxed double per token, about half the CPU of reading a reply.
  * Here the list is read straight from the bytes into two flat arrays and JSON.parse reads the
- * rest, with the list left empty.
+ * rest, with the list left empty; so is the top-level `output_ids` before it (the same ids, which
+ * the result never reads from there), when it is a compact list of plain integers.
  *
- * The result is always what JSON.parse gives: the list is read only when it is SGLang's compact
- * shape (no whitespace, `null` texts, ids as plain integers), the key occurs once in the body and
- * lands in `meta_info`, and each logprob is converted exactly (see `readNumber`); anything else
- * is parsed whole by JSON.parse.
+ * The result is otherwise always what JSON.parse gives: the list is read only when it is
+ * SGLang's compact shape (no whitespace, `null` texts, ids as plain integers), the key occurs
+ * once in the body and lands in `meta_info`, and each logprob is converted exactly (see
+ * `readNumber`); anything else is parsed whole by JSON.parse.
  */
 
 import { POW10, quotient } from "./decimal.ts";
 
 const KEY = Buffer.from('"output_token_logprobs":[');
+const IDS_KEY = Buffer.from('"output_ids":[');
 
 export interface GenerateReplyJson {
-  /** The parsed body; `meta_info.output_token_logprobs` is `[]` when `ids` and `logprobs` are set. */
+  /**
+   * The parsed body; `meta_info.output_token_logprobs` is `[]` when `ids` and `logprobs` are set,
+   * and `output_ids` may then be `[]` too.
+   */
   body: unknown;
   /** The list's ids and logprobs when it was read from the bytes, else null (it is in `body`). */
   ids: number[] | null;
@@ -28,35 +33,83 @@ export function readGenerateReply(bytes: Buffer): GenerateReplyJson {
   const key = bytes.indexOf(KEY);
   if (key >= 0) {
     const open = key + KEY.length;
-    const ids: number[] = [];
-    const logprobs: number[] = [];
-    const close = readTuples(bytes, open, ids, logprobs);
+    const close = readTuples(bytes, open);
     if (close >= 0 && bytes.indexOf(KEY, close) < 0) {
-      // Both cuts are at ASCII bytes, so the two halves decode on their own.
-      const body = JSON.parse(bytes.toString("utf8", 0, open) + bytes.toString("utf8", close));
-      const list = (body as { meta_info?: { output_token_logprobs?: unknown } } | null)?.meta_info
-        ?.output_token_logprobs;
-      if (Array.isArray(list) && list.length === 0) return { body, ids, logprobs };
+      // Every cut is at an ASCII byte, so the parts decode on their own.
+      const idsKey = bytes.lastIndexOf(IDS_KEY, key);
+      const idsOpen = idsKey + IDS_KEY.length;
+      const idsClose =
+        idsKey < 0 || bytes.indexOf(IDS_KEY, idsOpen) >= 0 ? -1 : intListEnd(bytes, idsOpen, key);
+      const text =
+        idsClose < 0
+          ? bytes.toString("utf8", 0, open) + bytes.toString("utf8", close)
+          : bytes.toString("utf8", 0, idsOpen) +
+            bytes.toString("utf8", idsClose, open) +
+            bytes.toString("utf8", close);
+      const body = JSON.parse(text) as {
+        output_ids?: unknown;
+        meta_info?: { output_token_logprobs?: unknown };
+      } | null;
+      const list = body?.meta_info?.output_token_logprobs;
+      const ids = body?.output_ids;
+      if (
+        Array.isArray(list) &&
+        list.length === 0 &&
+        (idsClose < 0 || (Array.isArray(ids) && ids.length === 0))
+      ) {
+        const ids = readIds.slice(0, count);
+        const logprobs = readLogprobs.slice(0, count);
+        if (count > SCRATCH_KEPT) {
+          readIds = [];
+          readLogprobs = [];
+        }
+        return { body, ids, logprobs };
+      }
     }
   }
   return { body: JSON.parse(bytes.toString("utf8")), ids: null, logprobs: null };
 }
 
 /**
- * Reads `[lp,id,null],…]` from `at` (just after the list's `[`); returns the index of the list's
- * closing `]`, or -1 when the list has any other shape.
+ * The list is read into these (reused, written by index) and copied out at its exact length: no
+ * arrays grown by doubling per reply. Past SCRATCH_KEPT entries they are let go after the copy.
  */
-function readTuples(b: Buffer, from: number, ids: number[], logprobs: number[]): number {
+let readIds: number[] = [];
+let readLogprobs: number[] = [];
+let count = 0;
+const SCRATCH_KEPT = 1 << 16;
+
+/**
+ * Reads `[lp,id,null],…]` from `at` (just after the list's `[`) into the first `count` entries of
+ * readIds/readLogprobs; returns the index of the list's closing `]`, or -1 when the list has any
+ * other shape.
+ */
+function readTuples(b: Buffer, from: number): number {
   let at = from;
+  count = 0;
   if (b[at] === CLOSE) return at;
   for (;;) {
     if (b[at] !== OPEN) return -1;
     if (!readNumber(b, at + 1) || b[end] !== COMMA) return -1;
     const id = readId(b, end + 1);
     if (id < 0 || b[end] !== COMMA || !isNull(b, end + 1) || b[end + 5] !== CLOSE) return -1;
-    logprobs.push(value[0]!);
-    ids.push(id);
+    readLogprobs[count] = value[0]!;
+    readIds[count] = id;
+    count++;
     at = end + 6;
+    if (b[at] === CLOSE) return at;
+    if (b[at] !== COMMA) return -1;
+    at++;
+  }
+}
+
+/** The index of the `]` closing a compact list of plain integers opened before `from`, or -1 (also past `limit`). */
+function intListEnd(b: Buffer, from: number, limit: number): number {
+  let at = from;
+  if (b[at] === CLOSE) return at;
+  for (;;) {
+    if (readId(b, at) < 0 || end >= limit) return -1;
+    at = end;
     if (b[at] === CLOSE) return at;
     if (b[at] !== COMMA) return -1;
     at++;
@@ -100,35 +153,51 @@ function readNumber(b: Buffer, start: number): boolean {
   let at = start;
   const negative = b[at] === MINUS;
   if (negative) at++;
-  if (!isDigit(b[at])) return false;
-  // No leading zeros in JSON ("01" is not a number).
-  if (b[at] === ZERO && isDigit(b[at + 1])) return false;
+  let c = b[at]!;
+  if (!(c >= ZERO && c <= NINE)) return false;
   // The first 9 significant digits in `high`, the rest in `low` (see decimal.ts).
   let high = 0;
   let significant = 0;
   let low = 0;
   let lowDigits = 0;
   let fraction = 0;
-  let point = false;
-  for (;;) {
-    const c = b[at]!;
-    if (c >= ZERO && c <= NINE) {
+  if (c === ZERO) {
+    c = b[++at]!;
+    // No leading zeros in JSON ("01" is not a number).
+    if (c >= ZERO && c <= NINE) return false;
+  } else
+    do {
       if (significant < 9) {
         high = high * 10 + (c - ZERO);
-        if (high !== 0) significant++;
+        significant++;
       } else {
         low = low * 10 + (c - ZERO);
         lowDigits++;
       }
-      if (point) fraction++;
-    } else if (c === DOT && !point) {
-      if (!isDigit(b[at + 1])) return false;
-      point = true;
-    } else break;
-    at++;
+      c = b[++at]!;
+    } while (c >= ZERO && c <= NINE);
+  if (c === DOT) {
+    c = b[++at]!;
+    if (!(c >= ZERO && c <= NINE)) return false;
+    if (significant === 0)
+      while (c === ZERO) {
+        fraction++;
+        c = b[++at]!;
+      }
+    while (c >= ZERO && c <= NINE) {
+      if (significant < 9) {
+        high = high * 10 + (c - ZERO);
+        significant++;
+      } else {
+        low = low * 10 + (c - ZERO);
+        lowDigits++;
+      }
+      fraction++;
+      c = b[++at]!;
+    }
   }
   let exponent = false;
-  if (b[at] === 0x65 || b[at] === 0x45) {
+  if (c === 0x65 || c === 0x45) {
     at++;
     if (b[at] === PLUS || b[at] === MINUS) at++;
     if (!isDigit(b[at])) return false;

@@ -19,7 +19,7 @@ export function parseGenerateBody(
   body: unknown,
   rid: string,
   read?: { ids: number[]; logprobs: number[] },
-): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens" | "cappedBy"> {
+): GenerateResult {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw shape(`expected a JSON object, got ${Array.isArray(body) ? "an array" : typeof body}`);
   }
@@ -60,6 +60,11 @@ export function parseGenerateBody(
     e2eLatency: numberOr(meta.e2e_latency, 0),
     rid: typeof meta.id === "string" ? meta.id : rid,
     text: typeof obj.text === "string" ? obj.text : null,
+    // The request's side, filled in by the transport (one object per reply, no copy).
+    clientLatency: 0,
+    attempts: 1,
+    maxNewTokens: null,
+    cappedBy: null,
   };
 }
 

@@ -35,31 +35,40 @@ export function newRid(sessionId: string, turn: number): string {
 }
 
 export class LiveRids {
-  private readonly bySession = new Map<string, Set<string>>();
+  /** A session's one live rid as a string (the usual case), a Set when it has several. */
+  private readonly bySession = new Map<string, string | Set<string>>();
 
   add(sessionId: string, rid: string): void {
-    let set = this.bySession.get(sessionId);
-    if (!set) {
-      set = new Set();
-      this.bySession.set(sessionId, set);
-    }
-    set.add(rid);
+    const live = this.bySession.get(sessionId);
+    if (live === undefined) this.bySession.set(sessionId, rid);
+    else if (typeof live === "string") {
+      if (live !== rid) this.bySession.set(sessionId, new Set([live, rid]));
+    } else live.add(rid);
   }
 
   delete(sessionId: string, rid: string): void {
-    const set = this.bySession.get(sessionId);
-    if (!set) return;
-    set.delete(rid);
-    if (set.size === 0) this.bySession.delete(sessionId);
+    const live = this.bySession.get(sessionId);
+    if (live === undefined) return;
+    if (typeof live === "string") {
+      if (live === rid) this.bySession.delete(sessionId);
+      return;
+    }
+    live.delete(rid);
+    if (live.size === 0) this.bySession.delete(sessionId);
   }
 
   of(sessionId: string): string[] {
-    return [...(this.bySession.get(sessionId) ?? [])];
+    const live = this.bySession.get(sessionId);
+    if (live === undefined) return [];
+    return typeof live === "string" ? [live] : [...live];
   }
 
   all(): string[] {
     const out: string[] = [];
-    for (const set of this.bySession.values()) out.push(...set);
+    for (const live of this.bySession.values()) {
+      if (typeof live === "string") out.push(live);
+      else out.push(...live);
+    }
     return out;
   }
 }

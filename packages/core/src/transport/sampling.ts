@@ -71,17 +71,11 @@ export function buildSamplingParams(
 }
 
 /** Ordered union: first-seen order, no duplicates (renderer ids first, then configured ones). */
+/** `a` then the ids of `b` not in it, each once (stop lists are short: a scan beats a Set). */
 export function unionIds(a: readonly number[], b: readonly number[] | null | undefined): number[] {
-  const seen = new Set<number>();
   const out: number[] = [];
-  for (const list of [a, b ?? []]) {
-    for (const id of list) {
-      if (!seen.has(id)) {
-        seen.add(id);
-        out.push(id);
-      }
-    }
-  }
+  for (const id of a) if (!out.includes(id)) out.push(id);
+  if (b) for (const id of b) if (!out.includes(id)) out.push(id);
   return out;
 }
 
@@ -100,12 +94,13 @@ export function capMaxNewTokens(
   promptLen: number,
   limits: BudgetLimits,
 ): number | null {
-  const candidates: number[] = [];
-  if (requested !== undefined && requested !== null) candidates.push(requested);
-  if (limits.contextLength !== undefined) candidates.push(limits.contextLength - promptLen);
-  if (limits.maxResponseLength !== undefined) candidates.push(limits.maxResponseLength);
-  if (candidates.length === 0) return null;
-  const budget = Math.min(...candidates);
+  // The least of the limits that apply (no array: this runs per request).
+  let budget: number | null = requested ?? null;
+  const context = limits.contextLength === undefined ? null : limits.contextLength - promptLen;
+  if (context !== null) budget = budget === null ? context : Math.min(budget, context);
+  const response = limits.maxResponseLength ?? null;
+  if (response !== null) budget = budget === null ? response : Math.min(budget, response);
+  if (budget === null) return null;
   if (budget <= 0) {
     const limit = limits.contextLength ?? budget;
     throw new OverlongPromptError(

@@ -61,6 +61,7 @@ export class SglangTransport {
   private readonly opts: SglangTransportOptions;
   private readonly origin: string;
   private readonly prefix: string;
+  private readonly generatePath: string;
   private readonly pool: GeneratePool;
   private readonly admin: AdminChannel;
   private readonly retry: ResolvedRetry;
@@ -76,6 +77,7 @@ export class SglangTransport {
     const url = new URL(opts.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, "");
+    this.generatePath = `${this.prefix}/generate`;
     this.pool = createGeneratePool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
     this.retry = resolveRetry(opts.retry);
     this.keyed = KEYED_POLICIES.has(opts.routingPolicy ?? "cache_aware");
@@ -188,7 +190,7 @@ export class SglangTransport {
       try {
         const reply = await exchange(this.pool, {
           method: "POST",
-          path: `${this.prefix}/generate`,
+          path: this.generatePath,
           body: payload,
           headers: built.headers,
           timeoutMs,
@@ -198,13 +200,11 @@ export class SglangTransport {
         if (result.finishReason !== "abort" || !this.mayRetryAbort(rid, attempt, req.signal)) {
           this.stats.succeeded++;
           this.stats.finishReasons[result.finishReason]++;
-          return {
-            ...result,
-            clientLatency: (performance.now() - started) / 1000,
-            attempts: attempt,
-            maxNewTokens: built.maxNewTokens,
-            cappedBy: built.cappedBy,
-          };
+          result.clientLatency = (performance.now() - started) / 1000;
+          result.attempts = attempt;
+          result.maxNewTokens = built.maxNewTokens;
+          result.cappedBy = built.cappedBy;
+          return result;
         }
         reason = "abort";
       } catch (caught) {
@@ -257,10 +257,7 @@ export class SglangTransport {
     );
   }
 
-  private readReply(
-    reply: HttpReply,
-    rid: string,
-  ): Omit<GenerateResult, "clientLatency" | "attempts" | "maxNewTokens" | "cappedBy"> {
+  private readReply(reply: HttpReply, rid: string): GenerateResult {
     if (reply.status !== 200) {
       const message = errorMessage(reply.text);
       // SGLang rejects a prompt longer than the model context with a 400 ValueError.
