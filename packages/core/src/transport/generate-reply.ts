@@ -160,42 +160,26 @@ function readNumber(b: Buffer, start: number): boolean {
   let significant = 0;
   let low = 0;
   let lowDigits = 0;
-  let fraction = 0;
-  if (c === ZERO) {
-    c = b[++at]!;
-    // No leading zeros in JSON ("01" is not a number).
-    if (c >= ZERO && c <= NINE) return false;
-  } else
-    do {
+  // No leading zeros in JSON ("01" is not a number).
+  if (c === ZERO && isDigit(b[at + 1])) return false;
+  let point = -1;
+  for (;;) {
+    if (c >= ZERO && c <= NINE) {
       if (significant < 9) {
         high = high * 10 + (c - ZERO);
-        significant++;
+        // Zeros before the first other digit ("0.000…") are not significant.
+        if (high !== 0) significant++;
       } else {
         low = low * 10 + (c - ZERO);
         lowDigits++;
       }
-      c = b[++at]!;
-    } while (c >= ZERO && c <= NINE);
-  if (c === DOT) {
+    } else if (c === DOT && point < 0) {
+      if (!isDigit(b[at + 1])) return false;
+      point = at + 1;
+    } else break;
     c = b[++at]!;
-    if (!(c >= ZERO && c <= NINE)) return false;
-    if (significant === 0)
-      while (c === ZERO) {
-        fraction++;
-        c = b[++at]!;
-      }
-    while (c >= ZERO && c <= NINE) {
-      if (significant < 9) {
-        high = high * 10 + (c - ZERO);
-        significant++;
-      } else {
-        low = low * 10 + (c - ZERO);
-        lowDigits++;
-      }
-      fraction++;
-      c = b[++at]!;
-    }
   }
+  const fraction = point < 0 ? 0 : at - point;
   let exponent = false;
   if (c === 0x65 || c === 0x45) {
     at++;
