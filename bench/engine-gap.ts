@@ -74,7 +74,7 @@ try {
     [`h1 + ${SPIN} us`]: viaH1(SPIN),
     rollouts: () => timedEval(env, client, N),
   };
-  const rows: Record<string, number[][]> = {};
+  const rows: Record<string, number[][]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   for (const run of Object.values(variants)) await run();
   for (let r = 0; r < ROUNDS; r++)
     for (const [name, run] of Object.entries(variants)) {
@@ -84,7 +84,7 @@ try {
       await run();
       const c = process.cpuUsage(c0);
       const e1 = usage(pid);
-      (rows[name] ??= []).push([
+      rows[name]!.push([
         (procCpuMs(pid) - t0) / N,
         (e1[0] - e0[0]) / N,
         (e1[1] - e0[1]) / N,
