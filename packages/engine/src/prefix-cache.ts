@@ -3,17 +3,24 @@
  * common RL case: a turn whose prompt extends an earlier prompt+completion reuses that prefix.
  *
  * Prefixes are remembered by hash at block boundaries (16 tokens), so a lookup or insert costs
- * O(length / 16) set operations; the set is an LRU so memory stays bounded.
+ * O(length / 16) set operations; the set is an LRU so memory stays bounded. The LRU is a Map in
+ * insertion order (re-inserting moves a key to the end): lru-cache allocates its arrays for the
+ * whole capacity up front, ~50 ms at 500k blocks on every start of the embedded engine.
  */
-import { LRUCache } from "lru-cache";
 
 const BLOCK = 16;
 
 export class PrefixCache {
-  private readonly seen: LRUCache<number, true>;
+  /** Blocks held now (at most `maxBlocks`). */
+  get size(): number {
+    return this.seen.size;
+  }
 
-  constructor(maxBlocks = 500_000) {
-    this.seen = new LRUCache({ max: maxBlocks });
+  private readonly seen = new Map<number, true>();
+
+  constructor(private readonly maxBlocks = 500_000) {
+    if (!Number.isInteger(maxBlocks) || maxBlocks < 1)
+      throw new Error(`PrefixCache: maxBlocks must be a positive integer, got ${maxBlocks}`);
   }
 
   /** Tokens at the start of `ids` already in the cache, in whole blocks (at most `ids.length − 1`). */
@@ -29,7 +36,12 @@ export class PrefixCache {
 
   insert(ids: readonly number[]): void {
     forEachBlockHash(ids, (_end, key) => {
-      this.seen.set(key, true);
+      // A lookup does not refresh a block; inserting one again does (lru-cache's has/set rule).
+      if (this.seen.delete(key) || this.seen.size < this.maxBlocks) this.seen.set(key, true);
+      else {
+        this.seen.delete(this.seen.keys().next().value!);
+        this.seen.set(key, true);
+      }
       return true;
     });
   }
