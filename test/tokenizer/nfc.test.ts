@@ -4,6 +4,21 @@ import { mulberry32 } from "../../packages/core/src/random.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { composeNfc, hfNfc, mayChangeUnderNfc } from "../../packages/core/src/tokenizer/nfc.ts";
 
+/** 1 to `maxLength` code points, each drawn uniformly from a uniformly chosen [lo, hi] pool. */
+function randomText(
+  rand: () => number,
+  pools: readonly (readonly [number, number])[],
+  maxLength: number,
+): string {
+  const cps: number[] = [];
+  const len = 1 + Math.floor(rand() * maxLength);
+  for (let k = 0; k < len; k++) {
+    const [lo, hi] = pools[Math.floor(rand() * pools.length)]!;
+    cps.push(lo + Math.floor(rand() * (hi - lo + 1)));
+  }
+  return String.fromCodePoint(...cps);
+}
+
 // hfNfc answers text below U+0300 without its tables; these check that shortcut against the
 // full pass on HF's own data, and that a trigger anywhere in the text still reaches the full pass.
 
@@ -51,15 +66,8 @@ test("NFC: on random mixes of ASCII, Latin-1, marks and Hangul the shortcut equa
   ] as const;
   const rand = mulberry32(7);
   for (let n = 0; n < 2000; n++) {
-    const cps: number[] = [];
-    const len = 1 + Math.floor(rand() * 12);
     // A third of the texts stay below U+0300, the shortcut's case.
-    const usable = n % 3 === 0 ? 2 : pools.length;
-    for (let k = 0; k < len; k++) {
-      const [lo, hi] = pools[Math.floor(rand() * usable)]!;
-      cps.push(lo + Math.floor(rand() * (hi - lo + 1)));
-    }
-    const text = String.fromCodePoint(...cps);
+    const text = randomText(rand, n % 3 === 0 ? pools.slice(0, 2) : pools, 12);
     assert.equal(hfNfc(text), composeNfc(text), JSON.stringify(text));
   }
 });
@@ -90,13 +98,7 @@ test("NFC by runs equals the full pass over the whole text (long mixed texts, as
   const rand = mulberry32(20261202);
   let changed = 0;
   for (let n = 0; n < 3000; n++) {
-    const cps: number[] = [];
-    const len = 1 + Math.floor(rand() * 60);
-    for (let k = 0; k < len; k++) {
-      const [lo, hi] = pools[Math.floor(rand() * pools.length)]!;
-      cps.push(lo + Math.floor(rand() * (hi - lo + 1)));
-    }
-    const text = String.fromCodePoint(...cps);
+    const text = randomText(rand, pools, 60);
     const whole = composeNfc(text);
     assert.equal(hfNfc(text), whole, JSON.stringify(text));
     if (whole !== text) changed++;
