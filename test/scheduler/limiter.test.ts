@@ -48,3 +48,31 @@ test("concurrency must be a whole number from 1 (or Infinity)", () => {
   for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => createLimiter(bad), /concurrency/);
   assert.equal(createLimiter(Number.POSITIVE_INFINITY).concurrency, Number.POSITIVE_INFINITY);
 });
+
+test("a long queue (past the compaction point) keeps arrival order, the bound and every result", async () => {
+  const limit = createLimiter(3);
+  const n = 5000;
+  const started: number[] = [];
+  let active = 0;
+  let peak = 0;
+  const results = Array.from({ length: n }, (_, i) =>
+    limit(async () => {
+      started.push(i);
+      peak = Math.max(peak, ++active);
+      await Promise.resolve();
+      active--;
+      return i;
+    }),
+  );
+  assert.deepEqual(
+    await Promise.all(results),
+    Array.from({ length: n }, (_, i) => i),
+  );
+  assert.deepEqual(
+    started,
+    Array.from({ length: n }, (_, i) => i),
+  );
+  assert.equal(peak, 3);
+  // The limiter is reusable once drained.
+  assert.equal(await limit(async () => "again"), "again");
+});

@@ -13,11 +13,25 @@ export function createLimiter(concurrency: number): Limiter {
   if (!(Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) || concurrency < 1)
     throw new TypeError(`concurrency must be an integer from 1 up (or Infinity), got ${String(concurrency)}`);
   let active = 0;
-  const waiting: (() => void)[] = [];
+  // A FIFO read from `head`: shift() is a memmove once the array is large (an eval may queue all
+  // of its rollouts at once), so the consumed front is dropped in one splice when it is half.
+  let waiting: (() => void)[] = [];
+  let head = 0;
   const release = () => {
-    const resume = waiting.shift();
-    if (resume) resume();
-    else active--;
+    if (head === waiting.length) {
+      active--;
+      return;
+    }
+    const resume = waiting[head]!;
+    waiting[head++] = undefined as never;
+    if (head === waiting.length) {
+      waiting = [];
+      head = 0;
+    } else if (head >= 1024 && head * 2 >= waiting.length) {
+      waiting = waiting.slice(head);
+      head = 0;
+    }
+    resume();
   };
   const start = <T>(fn: () => Promise<T>): Promise<T> => {
     let result: Promise<T>;
