@@ -5,10 +5,11 @@
  *
  *   npm run bench                 full run, 3 repetitions per figure (~10 minutes on 2 cores)
  *   npm run bench -- --quick      ~1–2 minute version (smaller counts, 1 repetition)
- *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup, generic
+ *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup, generic, agent
  *   npm run bench -- --reps N     repetitions per figure (the figure is their median)
  */
 import os from "node:os";
+import { agentShape } from "./agent-shape.ts";
 import { bridge } from "./bridge.ts";
 import { dialects } from "./dialects.ts";
 import { evalWall } from "./eval-wall.ts";
@@ -29,6 +30,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   dialects,
   startup,
   generic: genericRenderer,
+  agent: agentShape,
 };
 
 function parseArgs(argv: string[]): { options: BenchOptions; only: string[]; out: string | null } {

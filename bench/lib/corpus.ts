@@ -46,7 +46,8 @@ const WORDS = [
   ),
 ];
 
-function sentence(r: () => number, words: number): string {
+/** `words` dataset words drawn with `r`, sometimes a number, and a full stop. */
+export function sentence(r: () => number, words: number): string {
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(r() * WORDS.length)]!);
   if (r() < 0.3) out.push(String(Math.floor(r() * 100_000)));
