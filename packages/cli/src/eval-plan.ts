@@ -15,6 +15,7 @@ import type { Taskset } from "envroll/internal/task.ts";
 import { stringify as stringifyToml } from "smol-toml";
 import { resolveTarget, UsageError } from "./args.ts";
 import { BUILTIN_MODEL, type EndpointChoice } from "./eval-backend.ts";
+import { checkModel } from "./model-check.ts";
 
 export interface EvalFlags {
   engine?: string;
@@ -97,6 +98,7 @@ export async function planEval(
   const endpoint: EndpointChoice = explicitClient
     ? { kind: "client", client: config.client }
     : { kind: "builtin" };
+  checkModel(config, endpoint);
   return { config, taskset, endpoint, resumeDir, modelGiven };
 }
 

@@ -3,7 +3,7 @@
  * file and registers itself here; the library never imports from src/cli. main.ts runs it
  * from source, the bundle (scripts/bundle-cli.mjs) when built.
  */
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { stopWhenOrphaned } from "./orphan.ts";
 
 type Register = (program: Command) => void;
@@ -31,7 +31,11 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     .name("envroll")
     .description("Token-exact RL environments and rollouts: eval, serve rollouts to Miles, inspect tokens.")
     .version("0.1.0")
-    .showHelpAfterError();
+    // Commander's own errors (unknown command or option, missing argument) already say what was
+    // wrong and, for a misspelling, the nearest name; a pointer to the help keeps that visible.
+    .showHelpAfterError("(envroll --help lists the commands; envroll COMMAND --help their options)")
+    // Commander would exit 1 from inside parse; a usage error is exit 2 like every other one.
+    .exitOverride();
 
   stopWhenOrphaned();
 
@@ -43,6 +47,12 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   try {
     await program.parseAsync([...argv]);
   } catch (err) {
+    if (err instanceof CommanderError) {
+      // Already printed by commander. Help and --version asked for are results; help shown
+      // because no command was given, and every parse error, are usage errors.
+      process.exitCode = err.code === "commander.helpDisplayed" || err.code === "commander.version" ? 0 : 2;
+      return;
+    }
     // Commands throw typed errors with user-facing messages; never print a stack trace for them.
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`envroll: ${message}\n`);
