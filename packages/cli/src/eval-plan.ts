@@ -7,7 +7,7 @@
  * overrides handed to the config loader, so a flag and its config key can never disagree.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { loadConfigAndTaskset, readConfigFile } from "envroll/internal/config/index.ts";
 import type { EnvConfig } from "envroll/internal/config/schema.ts";
 import { FILES } from "envroll/internal/outputs/run-folder.ts";
@@ -94,7 +94,12 @@ export async function planEval(
   // The built-in engine is SGLang-shaped: its sampling keys are checked as the TrainClient's.
   const builtin = explicitClient ? {} : { "client.type": "train" };
   const modelDefault = explicitClient || modelGiven ? {} : { model: BUILTIN_MODEL };
-  const { config, taskset } = await loadConfigAndTaskset(raw, { ...builtin, ...modelDefault, ...overrides });
+  // TOML values are relative to the file's folder, command-line values to the working folder.
+  const { config, taskset } = await loadConfigAndTaskset(
+    raw,
+    { ...builtin, ...modelDefault, ...overrides },
+    source ? { baseDir: dirname(resolve(source)) } : {},
+  );
   const endpoint: EndpointChoice = explicitClient
     ? { kind: "client", client: config.client }
     : { kind: "builtin" };

@@ -5,6 +5,7 @@
  * error either: it stops as `harness_timeout` and is still finalized and scored.
  */
 import type { Client, Sampling } from "./clients/client.ts";
+import { argvFiles } from "./config/paths.ts";
 import type { HarnessConfig, TimeoutConfig } from "./config/schema.ts";
 import {
   asTyped,
@@ -92,10 +93,24 @@ function taskTools<D extends TaskData>(spec: RolloutSpec<D>): readonly ToolDefin
 
 const NO_TOOLS: readonly ToolDefinition<any>[] = Object.freeze([]);
 
+/**
+ * The host files the rollout's own programs are started from (the command harness's program and
+ * its file arguments, colocated toolsets' commands): made absolute when the config was loaded,
+ * and shown read-only by a runtime that hides the host.
+ */
+function programFiles(harness: HarnessConfig, toolsets: readonly McpServerSpec[] = []): string[] {
+  const argvs = [harness.id === "command" ? harness.command : undefined];
+  for (const t of toolsets) if (t.colocated) argvs.push(t.command);
+  return [...new Set(argvs.flatMap((a) => argvFiles(a)))];
+}
+
 /** The runtime from its factory (synchronous by contract); a failure is a SandboxError. */
 function createRuntime(spec: RolloutSpec<any>): Runtime {
   try {
-    return spec.runtime.factory(spec.runtime.spec, { forwardEnv: spec.harnessConfig.forward_env });
+    return spec.runtime.factory(spec.runtime.spec, {
+      forwardEnv: spec.harnessConfig.forward_env,
+      readOnlyPaths: programFiles(spec.harnessConfig, spec.toolsets),
+    });
   } catch (e) {
     throw asTyped(SandboxError, "runtime create", e);
   }

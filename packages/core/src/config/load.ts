@@ -7,6 +7,7 @@
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { ConfigError } from "../errors.ts";
 import { resolveJudgeConfigs } from "../judges/config.ts";
@@ -14,6 +15,7 @@ import { resolveTaskset } from "../loaders.ts";
 import type { Taskset } from "../task.ts";
 import { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
 import { configErrorFromIssues } from "./issues.ts";
+import { absolutizeOverride, absolutizePaths } from "./paths.ts";
 import { checkSamplingKeys } from "./sampling-keys.ts";
 import { type EnvConfig, EnvConfigSchema } from "./schema.ts";
 
@@ -30,6 +32,13 @@ export type ConfigOverrides = Record<string, unknown> | readonly (readonly [stri
 export interface LoadConfigOptions {
   /** Use this taskset instead of resolving `taskset.id` (inline tasksets, tests). */
   taskset?: Taskset<any, any>;
+  /**
+   * The folder relative paths in the source are read against (config/paths.ts): by default the
+   * config file's folder, or the working folder for TOML text and tables.
+   */
+  baseDir?: string;
+  /** The same for the overrides (command-line values): by default the working folder. */
+  overridesBaseDir?: string;
 }
 
 type Table = Record<string, unknown>;
@@ -120,14 +129,19 @@ function setPath(target: Table, path: string[], value: unknown): void {
   t[path[path.length - 1]!] = value;
 }
 
-export function applyOverrides(target: Table, overrides: ConfigOverrides | undefined): Table {
+export function applyOverrides(
+  target: Table,
+  overrides: ConfigOverrides | undefined,
+  baseDir: string | null = null,
+): Table {
   if (!overrides) return target;
   const entries = Array.isArray(overrides) ? overrides : Object.entries(overrides);
   for (const [key, value] of entries) {
     const path = canonicalPath(key.replace(/^--/, "").split("."));
     if (path.some((p) => p === "")) throw new ConfigError(`${key}: malformed key`, { path: key });
     if (path.some((p) => RESERVED_KEYS.has(p))) throw reservedKeyError(path);
-    setPath(target, path, overrideValue(value));
+    const v = overrideValue(value);
+    setPath(target, path, baseDir === null ? v : absolutizeOverride(path, v, baseDir));
   }
   return target;
 }
@@ -165,7 +179,13 @@ export async function loadConfigAndTaskset(
   overrides?: ConfigOverrides,
   options: LoadConfigOptions = {},
 ): Promise<{ config: EnvConfig; taskset: Taskset<any, any> }> {
-  const raw = applyOverrides(normalizeAliases(await readSource(source)), overrides);
+  const fromFile = typeof source === "string" && !isTomlText(source);
+  const baseDir = options.baseDir ?? (fromFile ? dirname(resolve(source)) : process.cwd());
+  const raw = applyOverrides(
+    absolutizePaths(normalizeAliases(await readSource(source)), baseDir),
+    overrides,
+    options.overridesBaseDir ?? process.cwd(),
+  );
   if (raw["taskset"] === undefined && options.taskset) raw["taskset"] = { id: options.taskset.id };
   const ts = raw["taskset"];
   if (ts !== undefined && !isTable(ts))

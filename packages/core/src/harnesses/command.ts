@@ -29,6 +29,8 @@ export const commandHarness: Harness = {
     const argv = ctx.config.command;
     if (!argv || argv.length === 0)
       throw new HarnessError('harness.command is empty (required for harness "command")');
+    // As it ran: relative file paths were made absolute when the config was loaded.
+    ctx.session.trace.info["harness_command"] = [...argv];
     await runProgram(ctx, ctx.runtime, argv, await programEnv(ctx));
   },
 };

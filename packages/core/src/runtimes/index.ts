@@ -9,6 +9,11 @@ import type { Runtime, RuntimeSpec } from "./runtime.ts";
 export interface RuntimeContext {
   /** Host environment variables the harness config forwards by name. */
   forwardEnv?: readonly string[];
+  /**
+   * Host files the rollout's programs are started from (absolute paths): a runtime that hides
+   * the host's filesystem shows these read-only at the same path.
+   */
+  readOnlyPaths?: readonly string[];
 }
 
 export type RuntimeFactory = (spec: RuntimeSpec, ctx: RuntimeContext) => Runtime;

@@ -13,6 +13,7 @@ import { SandboxError } from "../errors.ts";
 import type { InteractiveCommand, ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
 import { bwrapCommand, unsandboxedCommand } from "./sandbox/command.ts";
 import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
+import { type ProgramFiles, showProgramFiles } from "./sandbox/program-files.ts";
 import { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 import { createWorkdir, lexicalPath, readInside, writeInside } from "./sandbox/workdir.ts";
 import { killGroup, spawnProgram } from "./spawn.ts";
@@ -22,6 +23,8 @@ export { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 export interface SandboxContext {
   /** Host variables passed through by name (`harness.forward_env`). */
   forwardEnv?: readonly string[];
+  /** Host files shown read-only at the same path (the harness program's; see RuntimeContext). */
+  readOnlyPaths?: readonly string[];
 }
 
 let warnedUnsandboxed = false;
@@ -34,6 +37,8 @@ export class SandboxRuntime implements Runtime {
   private unsandboxed = false;
   private readonly live = new Set<number>();
   private readonly forwardEnv: readonly string[];
+  private readonly programFiles: readonly string[];
+  private files: ProgramFiles | null = null;
 
   constructor(spec: Partial<SandboxSpec> | RuntimeSpec = {}, ctx: SandboxContext = {}) {
     const parsed = SandboxSpecSchema.safeParse(spec);
@@ -42,6 +47,7 @@ export class SandboxRuntime implements Runtime {
         `invalid sandbox runtime spec: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
       );
     this.spec = parsed.data;
+    this.programFiles = ctx.readOnlyPaths ?? [];
     this.forwardEnv = ctx.forwardEnv ?? [];
   }
 
@@ -77,6 +83,8 @@ export class SandboxRuntime implements Runtime {
       );
     }
     this.dir = await createWorkdir(this.spec);
+    if (!this.unsandboxed && this.programFiles.length > 0)
+      this.files = await showProgramFiles(this.programFiles, this.spec);
   }
 
   async stop(): Promise<void> {
@@ -85,6 +93,8 @@ export class SandboxRuntime implements Runtime {
     const dir = this.dir;
     this.dir = null;
     if (dir !== null) await rm(dir, { recursive: true, force: true });
+    await this.files?.remove();
+    this.files = null;
   }
 
   writeFile(path: string, data: string | Uint8Array): Promise<void> {
@@ -117,7 +127,8 @@ export class SandboxRuntime implements Runtime {
     if (this.unsandboxed)
       return unsandboxedCommand({ prlimit: which("prlimit")!, setpriv: which("setpriv") ?? "" }, spec, argv);
     const { mode, tools, features } = this.probe!;
-    return bwrapCommand({ mode, tools, features, spec, workdir: this.workdir, cwd, argv });
+    const binds = this.files?.binds ?? [];
+    return bwrapCommand({ mode, tools, features, spec, workdir: this.workdir, cwd, argv, binds });
   }
 
   /**

@@ -81,6 +81,8 @@ export interface SandboxCommand {
   /** Working directory of the program (inside the workdir). */
   cwd: string;
   argv: readonly string[];
+  /** Host files shown read-only: [source on the host, path inside]. */
+  binds?: readonly (readonly [string, string])[];
 }
 
 export function bwrapCommand(c: SandboxCommand): string[] {
@@ -125,6 +127,8 @@ export function bwrapCommand(c: SandboxCommand): string[] {
     ...(features.tmpfsSize ? ["--size", String(spec.tmp_size_mb * 1024 * 1024)] : []),
     "--tmpfs",
     "/tmp",
+    // After /tmp is mounted, so a program file under the host's /tmp is not hidden by it.
+    ...(c.binds ?? []).flatMap(([from, to]) => ["--ro-bind", from, to]),
     "--bind",
     c.workdir,
     c.workdir,
