@@ -2,7 +2,9 @@
  * Python semantics for `@huggingface/jinja` where it differs from Jinja2 in ways that change
  * real templates' text (HF renders with Python Jinja2):
  * - `strip`/`lstrip`/`rstrip` ignore the `chars` argument (`content.lstrip('\n')` strips spaces
- *   too, which breaks Qwen3's template); patched to honour `chars` like Python.
+ *   too, which breaks Qwen3's template), and strip JavaScript's whitespace (U+FEFF yes, U+001C–
+ *   U+001F and U+0085 no); `split`, `title`, `capitalize`, `trim`, `length` differ likewise;
+ *   values print as JSON and booleans as `true` (`jinja-python-values.ts` has the Python forms).
  * - `{{ none }}` prints nothing; Jinja2 prints `None` (e.g. a tool message with null content).
  * Patched once, on the library's own classes (the string value class is not exported, so it is
  * reached through a value the library creates). The patch touches private internals, so before
@@ -11,7 +13,13 @@
  * change token ids.
  */
 import * as jinja from "@huggingface/jinja";
-import { pyLstrip, pyRstrip, pyStrip } from "../text/python-str.ts";
+import {
+  patchPythonTests,
+  patchPythonValues,
+  pythonStringMethods,
+  type RuntimeClasses,
+  type RuntimeValue,
+} from "./jinja-python-values.ts";
 
 type RuntimeFn = (args: { value: unknown }[]) => unknown;
 
@@ -82,41 +90,64 @@ export function patchJinjaPythonSemantics(lib: JinjaLibrary = jinja as unknown a
   for (const m of ["evaluate", "evaluateBlock", "evaluateFor", "run"] as const) {
     if (typeof interp?.[m] !== "function") shapeError(`Interpreter.${m}`);
   }
-  const FunctionValue = sample.constructor;
   const StringValue = proto.constructor as new (s: string) => unknown;
+  const classes = runtimeClasses(lib, sample.constructor as RuntimeClasses["FunctionValue"]);
   Object.defineProperty(proto, "builtins", {
     configurable: true,
     get(this: { value: string; _pyPatched?: boolean }) {
       const map = original.call(this) as Map<string, unknown>;
       if (!this._pyPatched) {
         this._pyPatched = true;
-        const wrap = (name: string, fn: (s: string, chars?: string) => string) => {
-          const base = map.get(name);
-          map.set(
-            name,
-            new FunctionValue((args) => {
-              const chars = args[0]?.value;
-              if (typeof chars !== "string") return (base as { value: RuntimeFn }).value(args);
-              return new StringValue(fn(this.value, chars));
-            }),
-          );
-        };
-        wrap("strip", pyStrip);
-        wrap("lstrip", pyLstrip);
-        wrap("rstrip", pyRstrip);
+        pythonStringMethods(this.value, map, classes);
       }
       return map;
     },
   });
+  for (const m of ["applyFilter", "evaluateBinaryExpression", "evaluateArguments"] as const)
+    if (typeof (interp as Record<string, unknown>)[m] !== "function") shapeError(`Interpreter.${m}`);
+  patchPythonValues(interp as object, classes);
   patchInterpreter(interp as InterpreterProto, StringValue);
   patchedLibs.add(lib);
   verifyPatched(lib);
 }
 
+/** The library's value classes, from values it makes (they are not exported). */
+function runtimeClasses(lib: JinjaLibrary, FunctionValue: RuntimeClasses["FunctionValue"]): RuntimeClasses {
+  const env = new lib.Environment();
+  const probes: Record<string, unknown> = { s: "", i: 1, b: true, f: 1.5, a: [], o: { k: 1 } };
+  const got: Record<string, RuntimeValue> = {};
+  for (const [name, value] of Object.entries(probes)) {
+    env.set(name, value);
+    got[name] = env.lookupVariable(name) as RuntimeValue;
+  }
+  const want = {
+    s: "StringValue",
+    i: "IntegerValue",
+    b: "BooleanValue",
+    f: "FloatValue",
+    a: "ArrayValue",
+    o: "ObjectValue",
+  };
+  for (const [name, type] of Object.entries(want)) if (got[name]?.type !== type) shapeError(`${type} probe`);
+  const ctor = (v: RuntimeValue) => (v as object).constructor as new (x: unknown) => RuntimeValue;
+  return {
+    StringValue: ctor(got.s!),
+    IntegerValue: ctor(got.i!),
+    BooleanValue: ctor(got.b!),
+    ArrayValue: ctor(got.a!),
+    FunctionValue,
+    printed: [got.b!, got.f!, got.a!, got.o!].map((v) => Object.getPrototypeOf(v) as object),
+  };
+}
+
 /** The patched behaviour, checked once on the real library. */
 function verifyPatched(lib: JinjaLibrary): void {
-  const got = new lib.Template('{{ "\\nxhi x\\n".strip("\\n") }}|{{ none }}|{{ x }}').render({ x: null });
-  if (got !== "xhi x|None|None") shapeError(`patched probe rendered ${JSON.stringify(got)}`);
+  const probe =
+    '{{ "\\nxhi x\\n".strip("\\n") }}|{{ none }}|{{ x }}|{{ w.strip() }}|{{ [true, 1.0, "a"] }}|' +
+    '{{ {"k": 2.5} | tojson }}|{{ w.split() | length }}|{{ "ab cd" | title }}|{{ 1 ~ none }}';
+  const got = new lib.Template(probe).render({ x: null, w: "\u001c\u0085a\ufeff\u3000" });
+  const want = "xhi x|None|None|a\ufeff|[True, 1.0, 'a']|{\"k\": 2.5}|1|Ab Cd|1None";
+  if (got !== want) shapeError(`patched probe rendered ${JSON.stringify(got)}`);
 }
 
 type Evaluated = { type: string; value?: unknown; toString(): string };
@@ -169,6 +200,8 @@ function patchInterpreter(proto: InterpreterProto, StringValue: new (s: string) 
   };
   const run = proto.run;
   proto.run = function (this: InterpreterProto, program) {
+    const tests = (this.global as { tests?: unknown } | undefined)?.tests;
+    if (tests instanceof Map) patchPythonTests(tests);
     activeTracker?.onRun(this.global);
     return run.call(this, program);
   };

@@ -18,8 +18,9 @@
 import { LOOP_END, MARK, MARK_END } from "../jinja-attribution.ts";
 import { compileExpr, type Expr, filterExpr, type Node } from "./expressions.ts";
 import { GLOBALS } from "./globals.ts";
+import { pyStr } from "./py-format.ts";
 import { type Run, Scope } from "./scope.ts";
-import { Fn, isDict, Namespace, printed, TUPLES, truthy, typeName, Unsupported } from "./values.ts";
+import { Fn, isDict, Namespace, TUPLES, truthy, typeName, Unsupported } from "./values.ts";
 
 type Block = (s: Scope) => string;
 
@@ -72,7 +73,7 @@ class Compiler {
         return () => text;
       }
       const e = this.expr(n);
-      return (s) => printed(e(s));
+      return (s) => pyStr(e(s));
     }
     switch (n.type) {
       case "If": {
@@ -100,7 +101,7 @@ class Compiler {
       case "FilterStatement": {
         const body = this.block(n.body as Node[]);
         const apply = filterExpr(n.filter as Node, this.expr, body);
-        return (s) => printed(apply(s));
+        return (s) => pyStr(apply(s));
       }
       default:
         throw new Unsupported(`statement ${n.type}`);

@@ -4,7 +4,9 @@
  * compiled (the library renders it). A filter applied to an operand type the library rejects
  * throws, and the renderer lets the library raise its own error.
  */
+import { jinjaTitle, pyCapitalize, pyIsLower, pyIsUpper, pyLen, pyStrip } from "../../text/python-str.ts";
 import { items } from "./methods.ts";
+import { type JSONOptions, pyJson, pyStr } from "./py-format.ts";
 import {
   type Dict,
   Fn,
@@ -13,13 +15,10 @@ import {
   isFloat,
   isInteger,
   isNumber,
-  type JSONOptions,
   type Namespace,
   num,
   PyFloatValue,
-  printed,
   TUPLES,
-  toJSON,
   truthy,
   typeName,
   Unsupported,
@@ -65,14 +64,15 @@ export function applyFilter(
     case "safe":
       return v;
     case "tojson":
-      return toJSON(v, jsonOptions(kw), 0, true);
+      return pyJson(v, jsonOptions(kw));
     case "length":
-      if (typeof v === "string" || Array.isArray(v)) return v.length;
+      if (typeof v === "string") return pyLen(v);
+      if (Array.isArray(v)) return v.length;
       if (isDict(v)) return Object.keys(v).length;
       throw cannot(name, v);
     case "trim":
       if (typeof v !== "string") throw cannot(name, v);
-      return v.trim();
+      return pyStrip(v);
     case "upper":
     case "lower":
     case "title":
@@ -80,13 +80,10 @@ export function applyFilter(
       if (typeof v !== "string") throw cannot(name, v);
       if (name === "upper") return v.toUpperCase();
       if (name === "lower") return v.toLowerCase();
-      if (name === "title") return v.replace(/\b\w/g, (c) => c.toUpperCase());
-      return v.charAt(0).toUpperCase() + v.slice(1);
+      if (name === "title") return jinjaTitle(v);
+      return pyCapitalize(v);
     case "string":
-      if (typeof v === "string") return v;
-      if (Array.isArray(v)) return toJSON(v, {}, 0, false);
-      if (isNumber(v) || typeof v === "boolean") return printed(v);
-      throw cannot(name, v);
+      return pyStr(v);
     case "list":
       if (Array.isArray(v)) return v;
       throw cannot(name, v);
@@ -139,7 +136,7 @@ function jsonOptions(kw: Map<string, unknown> | null): JSONOptions {
   return { indent: indentBy as number | null, ensureAscii, sortKeys, separators };
 }
 
-/** `join`: the library joins the items' inner JS values, so only plain scalars are safe here. */
+/** `join`: Python's `sep.join(str(x) for x in items)`. */
 function join(v: unknown, args: unknown[], kw: Map<string, unknown> | null): string {
   let parts: unknown[];
   if (typeof v === "string") parts = Array.from(v);
@@ -147,10 +144,7 @@ function join(v: unknown, args: unknown[], kw: Map<string, unknown> | null): str
   else throw cannot("join", v);
   const sep = args.length > 0 ? args[0] : (kw?.get("separator") ?? "");
   if (typeof sep !== "string") throw new Error("separator must be a string");
-  for (const p of parts)
-    if (!(typeof p === "string" || typeof p === "number" || typeof p === "boolean" || p == null))
-      throw new Unsupported(`join of ${typeName(p)}`);
-  return parts.join(sep);
+  return parts.map(pyStr).join(sep);
 }
 
 /** `int`/`float`: called, a number passes unchanged; bare, it is converted. */
@@ -237,9 +231,9 @@ export function applyTest(name: string, v: unknown): boolean {
     case "sequence":
       return typeof v === "string" || Array.isArray(v) || isDict(v);
     case "lower":
-      return typeof v === "string" && v === v.toLowerCase();
+      return typeof v === "string" && pyIsLower(v);
     case "upper":
-      return typeof v === "string" && v === v.toUpperCase();
+      return typeof v === "string" && pyIsUpper(v);
     case "defined":
       return v !== undefined;
     case "undefined":

@@ -6,7 +6,7 @@
  * (the library returns undefined, it does not raise) or, for a method the evaluator lacks,
  * `Unsupported`.
  */
-import { pyLstrip, pyRstrip, pyStrip } from "../../text/python-str.ts";
+import { pyCapitalize, pyLen, pyLstrip, pyRstrip, pySplit, pyStrip, pyTitle } from "../../text/python-str.ts";
 import { type Dict, Fn, isDict, isInteger, Namespace, typeName, Unsupported } from "./values.ts";
 
 const STRING_METHODS = new Set([
@@ -41,7 +41,7 @@ export function member(obj: unknown, key: unknown): unknown {
     if (isInteger(key)) return obj.at(key);
     if (typeof key !== "string")
       throw new Error(`Cannot access property with non-string/non-number: got ${typeName(key)}`);
-    if (key === "length") return obj.length;
+    if (key === "length") return typeof obj === "string" ? pyLen(obj) : obj.length;
     if (typeof obj === "string" && STRING_METHODS.has(key))
       return new Fn((args, kw) => callMethod(obj, key, args, kw));
     return undefined;
@@ -98,19 +98,18 @@ function stringMethod(s: string, name: string, args: unknown[], kw: Map<string, 
     case "strip":
     case "lstrip":
     case "rstrip": {
-      const chars = args[0];
-      if (typeof chars === "string")
-        return name === "strip"
-          ? pyStrip(s, chars)
-          : name === "lstrip"
-            ? pyLstrip(s, chars)
-            : pyRstrip(s, chars);
-      return name === "strip" ? s.trim() : name === "lstrip" ? s.trimStart() : s.trimEnd();
+      // No argument (or None): Python's whitespace, not JavaScript's `trim` set.
+      const chars = typeof args[0] === "string" ? args[0] : undefined;
+      return name === "strip"
+        ? pyStrip(s, chars)
+        : name === "lstrip"
+          ? pyLstrip(s, chars)
+          : pyRstrip(s, chars);
     }
     case "title":
-      return s.replace(/\b\w/g, (c) => c.toUpperCase());
+      return pyTitle(s);
     case "capitalize":
-      return s.charAt(0).toUpperCase() + s.slice(1);
+      return pyCapitalize(s);
     case "startswith":
     case "endswith":
       return affix(s, name, args);
@@ -138,28 +137,13 @@ function affix(s: string, name: string, args: unknown[]): boolean {
   throw new Error(`${name}() argument must be a string or tuple of strings`);
 }
 
-/** Python `str.split(sep=None, maxsplit=-1)`, as the library implements it. */
+/** Python `str.split(sep=None, maxsplit=-1)`. */
 function split(s: string, args: unknown[]): string[] {
   const sep = args[0] ?? null;
   const max = args.length > 1 ? args[1] : -1;
   if (!(typeof sep === "string" || sep === null)) throw new Error("sep argument must be a string or null");
   if (!isInteger(max)) throw new Error("maxsplit argument must be a number");
-  if (sep === null) {
-    const out: string[] = [];
-    const text = s.trimStart();
-    for (const { 0: match, index } of text.matchAll(/\S+/g)) {
-      if (max !== -1 && out.length >= max && index !== undefined) {
-        out.push(match + text.slice(index + match.length));
-        break;
-      }
-      out.push(match);
-    }
-    return out;
-  }
-  if (sep === "") throw new Error("empty separator");
-  const out = s.split(sep);
-  if (max !== -1 && out.length > max) out.push(out.splice(max).join(sep));
-  return out;
+  return pySplit(s, sep, max);
 }
 
 function replace(s: string, args: unknown[], kw: Map<string, unknown> | null): string {

@@ -5,6 +5,8 @@
  * a float operand makes a float result, `+` with a string operand concatenates, and `in`
  * looks into lists (strict equality), strings and dict keys.
  */
+
+import { pyStr } from "./py-format.ts";
 import {
   Fn,
   float,
@@ -15,7 +17,6 @@ import {
   Namespace,
   num,
   PyFloatValue,
-  printed,
   truthy,
   typeName,
   Unsupported,
@@ -39,7 +40,7 @@ function text(v: unknown): string {
 function runtimeString(v: unknown): string {
   if (v === null || v === undefined) return "undefined";
   if (v instanceof Fn) throw new Unsupported("string of a function");
-  return printed(v);
+  return pyStr(v);
 }
 
 export function equals(l: unknown, r: unknown): boolean {
@@ -57,13 +58,14 @@ export function equals(l: unknown, r: unknown): boolean {
 
 export function binary(op: string, l: unknown, r: unknown): unknown {
   if (op === "==") return equals(l, r);
+  // Python's `~` is `str(l) + str(r)` for any operands (None prints `None`, undefined nothing).
+  if (op === "~") return pyStr(l) + pyStr(r);
   if (op === "!=") return !equals(l, r);
   if (l === undefined || r === undefined) {
     if (r === undefined && (op === "in" || op === "not in")) return op === "not in";
     throw new Error(`Cannot perform operation ${op} on undefined values`);
   }
   if (l === null || r === null) throw new Error("Cannot perform operation on null values");
-  if (op === "~") return text(l) + text(r);
   const lNum = isNumber(l);
   const rNum = isNumber(r);
   if (op === "**" && (lNum || typeof l === "boolean") && (rNum || typeof r === "boolean")) {

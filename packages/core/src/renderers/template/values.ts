@@ -8,9 +8,10 @@
  * its value is integral (`1.0`, `4 / 2`), a `PyFloatValue` — the library prints `2.0` for those,
  * while an input number is an integer exactly when `Number.isInteger` holds (as the library
  * converts it). Dicts are plain objects (own keys only), namespaces `Namespace`, callables `Fn`,
- * tuples arrays listed in `TUPLES`. The library's quirks are mirrored on purpose (booleans print
- * `true`, `==` is JavaScript's loose equality of the inner values): the differential test holds
- * the evaluator to the library, and the library to HF by the golden tests.
+ * tuples arrays listed in `TUPLES`. Values print as Python prints them (`py-format.ts`, shared
+ * with the patched library); the library's other quirks are mirrored on purpose (`==` is
+ * JavaScript's loose equality of the inner values): the differential test holds the evaluator to
+ * the library, and both to Python by the golden tests.
  */
 
 /** A construct the evaluator does not implement: the renderer uses the library's interpreter. */
@@ -84,58 +85,6 @@ export function truthy(v: unknown): boolean {
 /** The library's inner value, for `==` and `in` (JavaScript equality on it). */
 export function inner(v: unknown): unknown {
   return v instanceof PyFloatValue ? v.v : v;
-}
-
-/** What `{{ v }}` prints (null and undefined are handled by the block: `None` / nothing). */
-export function printed(v: unknown): string {
-  if (typeof v === "string") return v;
-  if (typeof v === "number" || typeof v === "boolean") return String(v);
-  if (v instanceof PyFloatValue) return Object.is(v.v, -0) ? "-0.0" : v.v.toFixed(1);
-  if (v === null) return "None";
-  if (v === undefined) return "";
-  if (v instanceof Fn) throw new Unsupported("printing a function");
-  return toJSON(v, {}, 0, false);
-}
-
-export interface JSONOptions {
-  indent?: number | null;
-  ensureAscii?: boolean;
-  sortKeys?: boolean;
-  separators?: [string, string] | null;
-}
-
-const NON_ASCII = /[\x7f-\uffff]/g;
-const asciiSafe = (s: string) =>
-  s.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-
-/** The library's `toJSON` (the `tojson` filter, and how containers print). */
-export function toJSON(v: unknown, o: JSONOptions, depth: number, undefinedToNull: boolean): string {
-  const { indent = null, ensureAscii = false, separators = null, sortKeys = false } = o;
-  const [itemSep, keySep] = separators ?? (indent ? [",", ": "] : [", ", ": "]);
-  if (v === null) return "null";
-  if (v === undefined) return undefinedToNull ? "null" : "undefined";
-  if (typeof v === "number" || typeof v === "boolean") return JSON.stringify(v);
-  if (v instanceof PyFloatValue) return JSON.stringify(v.v);
-  if (typeof v === "string") return ensureAscii ? asciiSafe(JSON.stringify(v)) : JSON.stringify(v);
-  if (v instanceof Fn) throw new Unsupported("JSON of a function");
-  const pad = indent ? " ".repeat(indent) : "";
-  const base = `\n${pad.repeat(depth)}`;
-  const child = base + pad;
-  if (Array.isArray(v)) {
-    if (TUPLES.has(v)) throw new Error("Cannot convert to JSON: TupleValue");
-    const core = v.map((x) => toJSON(x, o, depth + 1, undefinedToNull));
-    return indent && core.length > 0
-      ? `[${child}${core.join(`${itemSep}${child}`)}${base}]`
-      : `[${core.join(itemSep)}]`;
-  }
-  let entries = v instanceof Namespace ? [...v.map.entries()] : Object.entries(v as Dict);
-  if (sortKeys) entries = entries.sort(([a], [b]) => a.localeCompare(b));
-  const core = entries.map(([key, x]) => {
-    const k = ensureAscii ? asciiSafe(JSON.stringify(key)) : JSON.stringify(key);
-    const item = `${k}${keySep}${toJSON(x, o, depth + 1, undefinedToNull)}`;
-    return indent ? `${child}${item}` : item;
-  });
-  return indent && core.length > 0 ? `{${core.join(itemSep)}${base}}` : `{${core.join(itemSep)}}`;
 }
 
 /** A dict's own value for `key` (undefined when absent: never an inherited property). */
