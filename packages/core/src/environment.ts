@@ -76,7 +76,12 @@ export async function loadEnvironment(
   config: EnvConfig,
   options: LoadEnvironmentOptions = {},
 ): Promise<Environment> {
-  const taskset = options.taskset ?? (await resolveTaskset(config.taskset.id));
+  const taskset =
+    options.taskset ??
+    (await resolveTaskset(config.taskset.id, process.cwd(), {
+      python: config.python.executable,
+      path: config.python.path,
+    }));
   const harness = await getHarness(config.harness.id);
   if (taskset.user && !harness.supportsUserSim)
     throw new ConfigError(
@@ -100,7 +105,10 @@ export async function loadEnvironment(
 
   let loaded: TaskData[];
   try {
-    loaded = await taskset.load(tasksetFields(config), { limit: config.shuffle ? null : config.num_tasks });
+    loaded = await taskset.load(tasksetFields(config), {
+      limit: config.shuffle ? null : config.num_tasks,
+      task: config.taskset.task,
+    });
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     throw new ConfigError(`taskset: loading "${taskset.id}" failed: ${errorMessage(e)}`, { path: "taskset" });

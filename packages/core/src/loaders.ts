@@ -1,9 +1,12 @@
 /**
- * Taskset resolution (Verifiers `v1/loaders.py`): an id names a built-in taskset, an installed
- * npm package (`my-env`, `@scope/my-env` — the counterpart of importing an environment package
- * installed with `prime env install`), or a local module. Hub ids (`org/name@version`) map to
- * the package names `@org/name` and `name`. Nothing is ever installed: a missing taskset is a
- * config error that says the install command.
+ * Taskset resolution (Verifiers `v1/loaders.py`): an id names a built-in taskset, a Python
+ * Verifiers V1 taskset importable by the host interpreter (python/taskset.ts; a hub id maps to
+ * its module as V1 maps it), an installed npm package (`my-env`, `@scope/my-env` — the
+ * counterpart of importing an environment package installed with `prime env install`), or a
+ * local module. Hub ids (`org/name@version`) map to the package names `@org/name` and `name`.
+ * A built-in answers only to its own id (`reverse-text`, or `org/reverse-text@v`): an id such as
+ * `reverse_text_v1` means the Python environment, never a TypeScript port of a similar name.
+ * Nothing is ever installed: a missing taskset is a config error that says the install command.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -11,6 +14,8 @@ import { pathToFileURL } from "node:url";
 import { didYouMean } from "./config/issues.ts";
 import { ConfigError } from "./errors.ts";
 import { CORE_ROOT } from "./package-root.ts";
+import type { HostOptions } from "./python/host.ts";
+import { resolvePythonTaskset } from "./python/taskset.ts";
 import type { Taskset } from "./task.ts";
 import { builtinTasksets } from "./tasksets/index.ts";
 import { importUserModule } from "./user-module.ts";
@@ -27,11 +32,15 @@ function isTaskset(v: unknown): v is Taskset<any, any> {
   );
 }
 
-/** Candidate built-in names for an id: as given, without org/version, `_` → `-`, without `-v1`. */
+/** Built-in names an id may mean: as given, or a hub id without org/version. */
 function candidates(id: string): string[] {
   const name = id.replace(/^[^/]*\//, "").replace(/@.*$/, "");
-  const dashed = name.replaceAll("_", "-");
-  return [...new Set([id, name, dashed, dashed.replace(/-v\d+$/, "")])];
+  return [...new Set([id, name])];
+}
+
+/** A path to a Python module: a `.py` file or a package folder (its `__init__.py`). */
+function isPythonPath(id: string): boolean {
+  return id.endsWith(".py") || existsSync(join(resolve(id), "__init__.py"));
 }
 
 export function builtinTasksetIds(): string[] {
@@ -71,13 +80,29 @@ export function packageEntry(dir: string): string | null {
   return null;
 }
 
-export async function resolveTaskset(id: string, from = process.cwd()): Promise<Taskset<any, any>> {
+export async function resolveTaskset(
+  id: string,
+  from = process.cwd(),
+  python: HostOptions = {},
+): Promise<Taskset<any, any>> {
+  if ((looksLikePath(id) || id.startsWith("/")) && isPythonPath(id)) {
+    const py = await resolvePythonTaskset(id, python);
+    if (py) return py;
+    throw new ConfigError(
+      `taskset.id: ${id} is a Python module, but no Python V1 taskset could be found in it`,
+      {
+        path: "taskset.id",
+      },
+    );
+  }
   if (looksLikePath(id)) return loadModule(id);
   for (const c of candidates(id)) {
     // Own keys only: "constructor" or "toString" must not resolve to Object.prototype members.
     const load = Object.hasOwn(builtinTasksets, c) ? builtinTasksets[c] : undefined;
     if (load) return load();
   }
+  const py = await resolvePythonTaskset(id, python);
+  if (py) return py;
   const names = packageNames(id);
   for (const name of names) {
     const dir = installedPackage(name, from);
@@ -94,7 +119,7 @@ export async function resolveTaskset(id: string, from = process.cwd()): Promise<
   }
   const known = builtinTasksetIds();
   throw new ConfigError(
-    `taskset.id: unknown taskset "${id}"${didYouMean(id, known)}: not built-in (${known.join(", ") || "none"}) and no installed package ${names.map((n) => `"${n}"`).join(" or ")}; install it with \`npm install ${names[names.length - 1]}\` (or a file:/git spec), or give a path to a module`,
+    `taskset.id: unknown taskset "${id}"${didYouMean(id, known)}: not built-in (${known.join(", ") || "none"}), no Python module importable by ${python.python || process.env["ENVROLL_TASKSET_PYTHON"] || "python3"} (set [python] executable/path or $ENVROLL_TASKSET_PYTHON), and no installed package ${names.map((n) => `"${n}"`).join(" or ")}; install it with \`npm install ${names[names.length - 1]}\` (or a file:/git spec), or give a path to a module`,
     { path: "taskset.id" },
   );
 }

@@ -175,6 +175,13 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       }
     }
     spec.client.endSession?.(trace.id);
+    if (taskset.release) {
+      try {
+        taskset.release({ task, trace, runtime: null });
+      } catch {
+        // Freeing per-rollout resources must not change a finished rollout's result.
+      }
+    }
     trace.timing.end = now();
   }
   return trace;

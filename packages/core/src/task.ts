@@ -136,6 +136,11 @@ export interface TaskHandlers<D extends TaskData = TaskData> {
   userServer?: McpServerInput;
   /** Validates `PUT /state` bodies from toolset and user servers. */
   stateSchema?: z.ZodType;
+  /**
+   * Called once when a rollout ends, however it ended (after scoring, before group rewards):
+   * frees what the taskset keeps per rollout (the Python host's user simulator and state).
+   */
+  release?(ctx: HandlerContext<D>): void;
 }
 
 /** One message of a conversation as a reference solution sees it: the role and its text. */
@@ -174,6 +179,8 @@ export interface ReferenceContext<D extends TaskData = TaskData> {
 /** What a run will use of `Taskset.load`'s rows. */
 export interface LoadHint {
   limit: number | null;
+  /** The `[taskset.task]` table (judges and, for tasksets that declare `taskConfigKeys`, their own keys). */
+  task?: Record<string, unknown>;
 }
 
 export interface Taskset<D extends TaskData = TaskData, C = Record<string, unknown>> extends TaskHandlers<D> {
@@ -181,6 +188,10 @@ export interface Taskset<D extends TaskData = TaskData, C = Record<string, unkno
   description?: string;
   /** Validates the taskset-specific `[taskset]` keys (besides `id` and `task`). */
   configSchema?: z.ZodType<C>;
+  /** Keys besides `judges` accepted under `[taskset.task]` (delivered to `load` as `hint.task`). */
+  taskConfigKeys?: readonly string[];
+  /** Where the taskset's code comes from; a Python V1 taskset says its module and version. */
+  origin?: TasksetOrigin;
   /** Validates one task row (used by `envroll score` and `load`). */
   dataSchema?: z.ZodType<D>;
   /** Config defaults this taskset suggests (e.g. `{ harness: { id: "null" } }`, `num_rollouts`). */
@@ -201,6 +212,17 @@ export interface Taskset<D extends TaskData = TaskData, C = Record<string, unkno
   reference?(ctx: ReferenceContext<D>): ReferenceSolution | null;
   /** For `envroll validate`: checks the environment (e.g. python3 present). */
   validate?(config: C): MaybePromise<void>;
+}
+
+/** Which taskset code ran: said when a run starts and recorded in its summary. */
+export interface TasksetOrigin {
+  language: "python" | "typescript";
+  module: string;
+  version: string | null;
+  class?: string;
+  file?: string | null;
+  verifiers?: string | null;
+  python?: string;
 }
 
 /** Identity helper that gives authors type inference for their handlers. */

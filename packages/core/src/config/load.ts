@@ -14,7 +14,7 @@ import { resolveJudgeConfigs } from "../judges/config.ts";
 import { resolveTaskset } from "../loaders.ts";
 import type { Taskset } from "../task.ts";
 import { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
-import { configErrorFromIssues } from "./issues.ts";
+import { configErrorFromIssues, didYouMean } from "./issues.ts";
 import { absolutizeOverride, absolutizePaths } from "./paths.ts";
 import { checkSamplingKeys } from "./sampling-keys.ts";
 import { type EnvConfig, EnvConfigSchema } from "./schema.ts";
@@ -198,8 +198,18 @@ export async function loadConfigAndTaskset(
         path: "taskset.id",
       },
     );
-  const taskset = options.taskset ?? (await resolveTaskset(id));
+  const taskset = options.taskset ?? (await resolveTaskset(id, process.cwd(), pythonOptions(raw)));
   return { config: resolveConfig(raw, taskset), taskset };
+}
+
+/** The `[python]` table as given (it picks the host that resolves the taskset, before validation). */
+export function pythonOptions(raw: Table): { python?: string | null; path?: string[] } {
+  const py = raw["python"];
+  if (!isTable(py)) return {};
+  const out: { python?: string | null; path?: string[] } = {};
+  if (typeof py["executable"] === "string") out.python = py["executable"];
+  if (Array.isArray(py["path"])) out.path = py["path"].filter((p): p is string => typeof p === "string");
+  return out;
 }
 
 /** Validates an alias-normalized raw config against the schema and the taskset's own keys. */
@@ -249,6 +259,18 @@ export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig
       { path: `taskset.${Object.keys(fields)[0]}` },
     );
   }
+  const allowed = new Set(taskset.taskConfigKeys ?? []);
+  const unknown = Object.keys(task).filter((k) => k !== "judges" && !allowed.has(k));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      unknown
+        .map(
+          (k) =>
+            `taskset.task.${k}: unknown key${didYouMean(k, ["judges", ...allowed])} (taskset "${taskset.id}" takes ${["judges", ...allowed].join(", ")})`,
+        )
+        .join("\n"),
+      { path: `taskset.task.${unknown[0]}` },
+    );
   config.taskset = {
     id,
     task: { ...task, judges: resolveJudgeConfigs(task.judges, taskset) },

@@ -64,7 +64,8 @@ function tasksetPaths(ts: Table, base: string): void {
  * Makes the path-valued keys of a raw (alias-normalized) config table absolute against `base`,
  * in place: `model` (a checkpoint folder), `taskset.id` (a module or package folder), the
  * taskset's own file options (`dataset_path`, …), judge modules, templates and rubrics,
- * `harness.command`, `harness.runtime.ro_bind`, and each toolset's `command` and `cwd`.
+ * `harness.command`, `harness.runtime.ro_bind`, `python.executable` and `python.path`, and each
+ * toolset's `command` and `cwd`.
  */
 export function absolutizePaths(table: Table, base: string): Table {
   if ("model" in table) table["model"] = absolute(table["model"], base, "any");
@@ -75,6 +76,12 @@ export function absolutizePaths(table: Table, base: string): Table {
     const runtime = harness["runtime"];
     if (isTable(runtime) && Array.isArray(runtime["ro_bind"]))
       runtime["ro_bind"] = runtime["ro_bind"].map((p) => absolute(p, base, "any"));
+  }
+  const python = table["python"];
+  if (isTable(python)) {
+    // `python3` stays a PATH lookup; `./venv/bin/python` and sys.path folders are the file's.
+    if ("executable" in python) python["executable"] = absolute(python["executable"], base, "file");
+    if (Array.isArray(python["path"])) python["path"] = python["path"].map((p) => absolute(p, base, "any"));
   }
   if (Array.isArray(table["toolsets"]))
     for (const t of table["toolsets"]) {

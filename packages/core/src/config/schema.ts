@@ -37,8 +37,22 @@ export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 /** One `[[taskset.task.judges]]` table; its keys are checked per judge id by `judges/config.ts`. */
 export const JudgeConfigSchema = z.record(z.string(), z.unknown(), { error: "expected a table" });
 
-export const TaskConfigSchema = z.strictObject({
+/**
+ * `[taskset.task]`: judges, plus the keys a taskset declares (`taskConfigKeys`, e.g. a Python V1
+ * taskset's TaskConfig fields), which `resolveConfig` checks once the taskset is known.
+ */
+export const TaskConfigSchema = z.looseObject({
   judges: z.array(JudgeConfigSchema).default([]),
+});
+
+/**
+ * `[python]`: the interpreter that hosts Python Verifiers V1 tasksets (default
+ * $ENVROLL_TASKSET_PYTHON, else the first `python3` on PATH) and folders put first on its
+ * sys.path (local environment modules).
+ */
+export const PythonSchema = z.strictObject({
+  executable: z.string().min(1).nullable().default(null),
+  path: names.default([]),
 });
 
 /** `id` and `task`; the taskset's own fields are validated by its `configSchema`. */
@@ -172,6 +186,7 @@ export const EnvConfigSchema = z.strictObject({
   }),
   timeout: TimeoutSchema.default({ setup: null, rollout: null, finalize: null, scoring: null }),
   retries: RetriesSchema.default({ rollout: { max_retries: 0, include: [], exclude: [] } }),
+  python: PythonSchema.default({ executable: null, path: [] }),
   /** MCP servers offered as toolsets beside the taskset's own (see mcp/spec.ts). */
   toolsets: z.array(McpServerSpecSchema).default([]),
   max_turns: optionalWhole(1),
