@@ -17,7 +17,8 @@ export interface RealV1 {
 function probe(): RealV1 | string {
   const src = process.env["VERIFIERS_SRC"];
   const mcp = process.env["MCP_SRC"];
-  if (!src || !mcp) return "set VERIFIERS_SRC (verifiers v0.2.0 source) and MCP_SRC (python-sdk v1.27.0 src/) to run";
+  if (!src || !mcp)
+    return "set VERIFIERS_SRC (verifiers v0.2.0 source) and MCP_SRC (python-sdk v1.27.0 src/) to run";
   const python = process.env["ENVROLL_TASKSET_PYTHON"] || "python3";
   const base = [mcp, src];
   const r = spawnSync(python, ["-c", "import verifiers.v1, datasets"], {

@@ -21,7 +21,10 @@ const reverse = (s: string) => [...s].reverse().join("");
 
 function dataset(prompts: readonly string[]): string {
   const dir = mkdtempSync(join(tmpdir(), "envroll-rt-v1-"));
-  writeFileSync(join(dir, "train.jsonl"), prompts.map((prompt) => `${JSON.stringify({ prompt })}\n`).join(""));
+  writeFileSync(
+    join(dir, "train.jsonl"),
+    prompts.map((prompt) => `${JSON.stringify({ prompt })}\n`).join(""),
+  );
   return dir;
 }
 
@@ -44,7 +47,9 @@ test("reverse_text_v1: every golden reply gets verifiers' own reward", needsReal
   assert.equal(env.taskset.origin?.version, "0.1.0");
   assert.equal(env.tasks.length, fx.cases.length);
   const traces = await Promise.all(
-    fx.cases.map((c: { reply: string }, i: number) => env.runGroup(i, 1, { client: new ReplayClient([c.reply]) })),
+    fx.cases.map((c: { reply: string }, i: number) =>
+      env.runGroup(i, 1, { client: new ReplayClient([c.reply]) }),
+    ),
   );
   for (const [i, c] of fx.cases.entries()) {
     const t = traces[i]![0]!;

@@ -8,7 +8,7 @@
  * command line without being declared one by one.
  */
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { packageEntry as corePackageEntry } from "envroll/internal/loaders.ts";
 
 export class UsageError extends Error {
@@ -105,6 +105,8 @@ export function resolveTarget(target: string): Target {
   const looksLocal = target.startsWith(".") || isAbsolute(target) || /\.(m?[jt]s)$/.test(target);
   if (!looksLocal) return { kind: "taskset", id: target };
   const abs = resolve(target);
+  // A Python package folder is a Python V1 taskset (the core loader hosts it).
+  if (existsSync(join(abs, "__init__.py"))) return { kind: "taskset", id: abs };
   if (existsSync(abs) && statSync(abs).isDirectory()) return { kind: "taskset", id: packageEntry(abs) };
   return { kind: "taskset", id: abs };
 }

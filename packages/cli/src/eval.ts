@@ -84,6 +84,12 @@ export async function runEval(
   // The endpoint check is a round trip to another process: the tasks load (and the tokenizer is
   // read) while it is in flight.
   const backend = await openBackend(config, p.endpoint, say, p.taskset, identifyEndpoint(p, say));
+  const origin = p.taskset.origin;
+  // Which code runs is said up front: an id never silently means a port of a similar name.
+  if (origin)
+    say(
+      `taskset ${config.taskset.id}: ${origin.language} module ${origin.module}${origin.version ? ` ${origin.version}` : ""}${origin.class ? ` (${origin.class})` : ""}${origin.python ? `, hosted by ${origin.python}` : ""}`,
+    );
   const controller = new AbortController();
   // Every in-flight rollout listens on this one signal; the default cap of 10 would warn.
   setMaxListeners(0, controller.signal);
@@ -176,6 +182,7 @@ export async function runEval(
     writer.close();
     const { summary } = writeDerived(dir, {
       taskset: backend.tasksetId,
+      ...(origin ? { taskset_origin: origin } : {}),
       model: config.model,
       harness: config.harness.id,
       run_id: runId,

@@ -107,7 +107,7 @@ export async function loadEnvironment(
   try {
     loaded = await taskset.load(tasksetFields(config), {
       limit: config.shuffle ? null : config.num_tasks,
-      task: config.taskset.task,
+      ...(taskset.taskConfigKeys ? { task: config.taskset.task } : {}),
     });
   } catch (e) {
     if (e instanceof ConfigError) throw e;

@@ -5,7 +5,7 @@
  * weight under each judge's name; see `judges/run.ts`). Within a phase handlers run
  * concurrently and are recorded in (−priority, name) order; judges in config order.
  */
-import { GroupRewardError, TaskError } from "./errors.ts";
+import { GroupRewardError, RolloutError, TaskError } from "./errors.ts";
 import type { LoadedJudge } from "./judges/loader.ts";
 import { scoreJudges } from "./judges/run.ts";
 import type {
@@ -125,7 +125,7 @@ function recordPhase<H extends Ordered, R>(
   trace: Trace,
   record: (trace: Trace, handler: H, value: R) => void,
 ): void {
-  let failure: TaskError | null = null;
+  let failure: RolloutError | null = null;
   for (let i = 0; i < handlers.length; i++) {
     const handler = handlers[i]!;
     const result = results[i]!;
@@ -139,8 +139,10 @@ function recordPhase<H extends Ordered, R>(
   if (failure) throw failure;
 }
 
-function wrap(kind: string, name: string, e: unknown): TaskError {
-  if (e instanceof TaskError) return e;
+/** A plain failure becomes a TaskError; an already-typed one (a SandboxError from the runtime, a
+ * dead Python host) passes through, as V1's `boundary` lets a typed RolloutError through. */
+function wrap(kind: string, name: string, e: unknown): RolloutError {
+  if (e instanceof RolloutError) return e;
   return new TaskError(`${kind} ${name} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
 }
 

@@ -10,6 +10,7 @@
  * - a rollout is correct when its reward ≥ `pass_threshold` (0.5 by default);
  * - per-key means are over the traces that recorded that key.
  */
+import type { TasksetOrigin } from "../task.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import { passStats } from "./pass-at-k.ts";
 import { effectiveTraces, hasError, rolloutSeconds } from "./trace-set.ts";
@@ -26,10 +27,13 @@ export interface RunMeta {
   pass_threshold?: number;
   /** Wall-clock seconds of the whole run, when known. */
   wall_seconds?: number | null;
+  /** Which taskset code ran, when the taskset says (a Python V1 taskset: module, version). */
+  taskset_origin?: TasksetOrigin;
 }
 
 export interface Summary {
   taskset: string;
+  taskset_origin?: TasksetOrigin;
   model: string;
   harness: string;
   run_id: string;
@@ -173,6 +177,7 @@ export class SummaryBuilder {
     const pass = passStats(byTask, meta.num_rollouts);
     return {
       taskset: meta.taskset,
+      ...(meta.taskset_origin ? { taskset_origin: meta.taskset_origin } : {}),
       model: meta.model,
       harness: meta.harness,
       run_id: meta.run_id,

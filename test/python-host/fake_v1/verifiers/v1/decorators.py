@@ -1,0 +1,1 @@
+from verifiers.v1 import discover_decorated  # noqa: F401  (FAKE, see README)

@@ -1,0 +1,1 @@
+from verifiers.v1 import Trace, TraceTask  # noqa: F401  (FAKE, see README)
