@@ -73,6 +73,6 @@ test("envroll eval runs reverse_text_v1's own code, token-level, and says so", n
     assert.deepEqual(t.errors, []);
     assert.ok(t.branches[0]!.sampled_mask.some(Boolean), "sampled tokens recorded");
     assert.deepEqual(promptIds(t), promptIds(tsTraces[t.task_index]!), `task ${t.task_index}`);
-    assert.equal((t.task.data as { answer: string }).answer, [...PROMPTS[t.task_index]!].reverse().join(""));
+    assert.equal(t.task.data["answer"], [...PROMPTS[t.task_index]!].reverse().join(""));
   }
 });
