@@ -6,6 +6,7 @@
  */
 
 import type { startEngine } from "@envroll/engine/internal/index.ts";
+import type { PolicyFn } from "@envroll/engine/internal/types.ts";
 import type { Client } from "envroll/internal/clients/client.ts";
 import { TrainClient } from "envroll/internal/clients/train.ts";
 import { type ClientConfig, DEFAULT_DEADLINE, type EnvConfig } from "envroll/internal/config/schema.ts";
@@ -18,7 +19,10 @@ import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { enableThinking, makeClient, preloadTokenizer } from "./client-factory.ts";
 
 /** Where model calls go: the configured client, or the built-in engine started in-process. */
-export type EndpointChoice = { kind: "builtin" } | { kind: "client"; client: ClientConfig };
+export type EndpointChoice =
+  /** `policy`: what the engine answers with (default: the tasksets' reference solutions). */
+  | { kind: "builtin"; policy?: PolicyFn }
+  | { kind: "client"; client: ClientConfig };
 
 export interface RunOptions {
   /** Rollouts in flight at once. */
@@ -94,7 +98,7 @@ export async function openBackend(
     // Imported here: a run against --engine or --openai never loads the built-in engine.
     const { startEngine } = await import("@envroll/engine/internal/index.ts");
     engine = await startEngine({
-      policy: "reference",
+      policy: endpoint.policy ?? "reference",
       reference: (messages, rng) => book?.answer(messages, rng) ?? null,
       ...(folder ? { model: folder } : { modelName: BUILTIN_MODEL }),
     });
@@ -114,10 +118,11 @@ export async function openBackend(
     if (engine) {
       book = referenceBook([{ taskset: env.taskset, tasks: env.tasks }]);
       reference = Object.assign(book.stats, { defined: book.tasksetIds.length > 0 });
-      say(
-        `no --engine/--openai given: using the built-in engine (reference policy, not a model) at ${engine.url}` +
-          (env.judges.length > 0 ? " for the model and the judges" : ""),
-      );
+      if (endpoint.kind !== "builtin" || !endpoint.policy)
+        say(
+          `no --engine/--openai given: using the built-in engine (reference policy, not a model) at ${engine.url}` +
+            (env.judges.length > 0 ? " for the model and the judges" : ""),
+        );
     }
     preloadTokenizer(clientConfig, config.model);
     await identified;

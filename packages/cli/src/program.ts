@@ -21,6 +21,7 @@ const COMMANDS: [name: string, load: () => Promise<Register>][] = [
   ["serve", async () => (await import("./serve.ts")).registerServeCommand],
   ["engine", async () => (await import("./engine.ts")).registerEngineCommand],
   ["score", async () => (await import("./score.ts")).registerScoreCommand],
+  ["replay", async () => (await import("./replay.ts")).registerReplayCommand],
   ["tokens", async () => (await import("./tokens.ts")).registerTokensCommand],
 ];
 

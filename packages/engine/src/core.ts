@@ -144,13 +144,20 @@ export class EngineCore {
       rid: job.rid,
       rng: mulberry32(base),
     };
-    return planCompletion(
-      replyIds(policy(ctx), model),
+    const reply = policy(ctx);
+    const planned = planCompletion(
+      replyIds(reply, model),
       job.sampling,
       model,
       mulberry32(base ^ 0x9e3779b9),
       this.opts.returnOriginalLogprob,
     );
+    if (typeof reply === "object" && "logprobs" in reply && reply.logprobs) {
+      // Only where the plan emitted the given ids as given (a shorter budget cuts, never shifts).
+      const n = Math.min(planned.ids.length, reply.logprobs.length);
+      for (let i = 0; i < n && planned.ids[i] === reply.ids[i]; i++) planned.logprobs[i] = reply.logprobs[i]!;
+    }
+    return planned;
   }
 
   /**

@@ -21,6 +21,7 @@ export {
   referencePolicy,
   resolvePolicy,
 } from "./policies/index.ts";
+export { type RecordedPolicy, type RecordedReply, recordedPolicy } from "./policies/recorded.ts";
 export { type ServedModel, servedModel, unreadableFormat } from "./served-model.ts";
 export type {
   ChatMessage,

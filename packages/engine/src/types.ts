@@ -66,7 +66,15 @@ export interface PolicyContext {
  * A reply: text (the content of a turn), a turn with tool calls (both written in the served
  * model's format, ending with its stop token), or exact ids (used verbatim).
  */
-export type PolicyReply = string | { text: string } | { turn: ReferenceTurn } | { ids: number[] };
+export type PolicyReply =
+  | string
+  | { text: string }
+  | { turn: ReferenceTurn }
+  | {
+      ids: number[];
+      /** Logprobs of `ids` (a recorded turn's): reported instead of drawn, so a replay is exact. */
+      logprobs?: number[];
+    };
 
 export type PolicyFn = (ctx: PolicyContext) => PolicyReply;
 
