@@ -34,37 +34,44 @@ function localCache(python: string): string {
   return cache;
 }
 
-test("alphabet_sort_v1: the user simulator opens and drives; rewards equal verifiers' own", needsRealV1, async () => {
-  const v1 = real();
-  // Read by the host process, which starts on the first request below and inherits them.
-  process.env["HF_DATASETS_CACHE"] = localCache(v1.python);
-  process.env["HF_DATASETS_OFFLINE"] = "1";
-  process.env["HF_HUB_OFFLINE"] = "1";
-  const config = await loadConfig(
-    [
-      'model = "m"',
-      'harness = { id = "null" }',
-      `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("alphabet_sort_v1"))} }`,
-      'taskset = { id = "alphabet_sort_v1", task = { similarity_power = 4 } }',
-    ].join("\n"),
-  );
-  const env = await loadEnvironment(config);
-  assert.equal(env.tasks.length, fx.num_tasks);
-  assert.equal(env.tasks[0]!.prompt, null, "the task has no prompt: the simulator opens");
-  const runs = await Promise.all(
-    fx.cases.map(async (c: { task_idx: number; replies: string[] }) => {
-      const client = new ReplayClient(c.replies);
-      const [t] = await env.runGroup(c.task_idx, 1, { client });
-      return { t: t!, client };
-    }),
-  );
-  for (const [i, c] of fx.cases.entries()) {
-    const { t, client } = runs[i]!;
-    assert.deepEqual(t.errors, [], `case ${i}`);
-    assert.equal(client.requests.length, c.replies.length, `case ${i}: one model call per user turn`);
-    const seen = client.requests.at(-1)!.filter((m) => m.role === "user").map((m) => contentText(m.content));
-    assert.deepEqual(seen, c.user_turns, `case ${i}: the simulator's turns`);
-    assert.deepEqual(t.rewards, c.rewards, `case ${i} (${c.kind})`);
-    assert.equal(t.num_turns, c.replies.length);
-  }
-});
+test(
+  "alphabet_sort_v1: the user simulator opens and drives; rewards equal verifiers' own",
+  needsRealV1,
+  async () => {
+    const v1 = real();
+    // Read by the host process, which starts on the first request below and inherits them.
+    process.env["HF_DATASETS_CACHE"] = localCache(v1.python);
+    process.env["HF_DATASETS_OFFLINE"] = "1";
+    process.env["HF_HUB_OFFLINE"] = "1";
+    const config = await loadConfig(
+      [
+        'model = "m"',
+        'harness = { id = "null" }',
+        `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("alphabet_sort_v1"))} }`,
+        'taskset = { id = "alphabet_sort_v1", task = { similarity_power = 4 } }',
+      ].join("\n"),
+    );
+    const env = await loadEnvironment(config);
+    assert.equal(env.tasks.length, fx.num_tasks);
+    assert.equal(env.tasks[0]!.prompt, null, "the task has no prompt: the simulator opens");
+    const runs = await Promise.all(
+      fx.cases.map(async (c: { task_idx: number; replies: string[] }) => {
+        const client = new ReplayClient(c.replies);
+        const [t] = await env.runGroup(c.task_idx, 1, { client });
+        return { t: t!, client };
+      }),
+    );
+    for (const [i, c] of fx.cases.entries()) {
+      const { t, client } = runs[i]!;
+      assert.deepEqual(t.errors, [], `case ${i}`);
+      assert.equal(client.requests.length, c.replies.length, `case ${i}: one model call per user turn`);
+      const seen = client.requests
+        .at(-1)!
+        .filter((m) => m.role === "user")
+        .map((m) => contentText(m.content));
+      assert.deepEqual(seen, c.user_turns, `case ${i}: the simulator's turns`);
+      assert.deepEqual(t.rewards, c.rewards, `case ${i} (${c.kind})`);
+      assert.equal(t.num_turns, c.replies.length);
+    }
+  },
+);

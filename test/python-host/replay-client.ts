@@ -24,3 +24,31 @@ export class ReplayClient implements Client {
   async abort(): Promise<void> {}
   async close(): Promise<void> {}
 }
+
+/**
+ * Gives each rollout of a group its own reply: the k-th rollout to call gets `replies[k]`. Which
+ * rollout that is depends on scheduling, so tests match a trace to its reply by the reply itself.
+ */
+export class GroupReplayClient implements Client {
+  readonly kind = "eval" as const;
+  private readonly bySession = new Map<string, number>();
+  constructor(private readonly replies: readonly string[]) {}
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    let k = this.bySession.get(request.sessionId);
+    if (k === undefined) {
+      k = this.bySession.size;
+      this.bySession.set(request.sessionId, k);
+    }
+    return {
+      id: `group-replay-${k}`,
+      model: "replay",
+      message: { role: "assistant", content: this.replies[k] ?? "" },
+      finishReason: "stop",
+      usage: { promptTokens: 1, completionTokens: 1 },
+      tokens: null,
+    };
+  }
+  async abort(): Promise<void> {}
+  async close(): Promise<void> {}
+}
