@@ -15,6 +15,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { contentText } from "../../packages/core/src/types.ts";
 import { readFixture } from "../fixtures.ts";
 import { needsRealV1, real } from "./real-v1.ts";
