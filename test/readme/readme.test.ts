@@ -30,7 +30,9 @@
  * flags) every flag against envroll_miles' own option list and its README's Miles options;
  * Python compiled (top-level `await` allowed); TypeScript parsed (as a module, object members or
  * a function body); TOML loaded and validated as an envroll config (`taskset.id` defaults to
- * reverse-text); JSON parsed.
+ * reverse-text), or only parsed when marked `syntax`; JSON parsed. An `envroll eval` whose
+ * target is a file the scratch folder lacks (a config.toml of the reader's) has its named
+ * options checked against `--help` instead of a dry run.
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -38,6 +40,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type TestContext, test } from "node:test";
+import { parse as parseToml } from "smol-toml";
 import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { BIN, ROOT } from "../cli/cli-helpers.ts";
 import { type Block, type Mark, readmeBlocks, readmes } from "./markdown.ts";
@@ -137,7 +140,11 @@ function checkEnvrollCommand(b: Block, command: string, s: Scratch): void {
     const args = envrollArgs(stage);
     if (args === null) continue;
     const sub = args[0]!;
-    if (sub === "eval") {
+    // A target that only exists where the block is meant to run (a config.toml, a module path)
+    // cannot be dry-run here: then eval's named options are looked up like any command's.
+    const target = args[1] !== undefined && !args[1].startsWith("-") ? args[1] : null;
+    const local = target !== null && (/\.(toml|py|m?[jt]s)$/.test(target) || /^[./~]/.test(target));
+    if (sub === "eval" && (!local || existsSync(join(s.cwd, target!)))) {
       const r = spawnSync(process.execPath, [BIN, ...args, "--dry-run"], {
         cwd: s.cwd,
         env: s.env,
@@ -148,7 +155,9 @@ function checkEnvrollCommand(b: Block, command: string, s: Scratch): void {
     }
     const cmd = sub === "tokens" ? args.slice(0, 2) : [sub];
     const help = helpOf(cmd, s);
-    for (const opt of args.filter((a) => /^--?[A-Za-z]/.test(a)).map((a) => a.split("=")[0]!))
+    // `--KEY.PATH` config keys exist only for eval, and only its --dry-run can check them.
+    const named = args.filter((a) => /^--?[A-Za-z]/.test(a) && !(sub === "eval" && a.includes(".")));
+    for (const opt of named.map((a) => a.split("=")[0]!))
       assert.ok(
         new RegExp(`(^|[\\s,])${opt}([\\s,]|$)`, "m").test(help),
         `${where(b)}: envroll ${cmd.join(" ")} has no option ${opt} (see its --help)`,
@@ -180,7 +189,7 @@ function pythonError(b: Block, all: readonly Block[]): string | null {
   return pythonErrors.get(b) ?? null;
 }
 
-async function checkSyntax(b: Block, s: Scratch, all: readonly Block[]): Promise<void> {
+async function checkSyntax(b: Block, mark: Mark, s: Scratch, all: readonly Block[]): Promise<void> {
   const fail = (msg: string | null) => assert.equal(msg, null, `${where(b)}: ${msg}`);
   if (SHELL.has(b.lang)) {
     fail(shellSyntax(b));
@@ -191,7 +200,14 @@ async function checkSyntax(b: Block, s: Scratch, all: readonly Block[]): Promise
   } else if (b.lang === "python" || b.lang === "py") fail(pythonError(b, all));
   else if (TS.has(b.lang)) fail(typescriptSyntax(b));
   else if (b.lang.startsWith("json")) fail(jsonSyntax(b));
-  else if (b.lang === "toml") {
+  else if (b.lang === "toml" && mark.kind === "syntax" && b.mark !== null) {
+    // Marked: it needs what is not here (a Python environment, a provider), so TOML syntax only.
+    try {
+      parseToml(b.body);
+    } catch (e) {
+      assert.fail(`${where(b)}: TOML syntax: ${(e as Error).message}`);
+    }
+  } else if (b.lang === "toml") {
     const named = /^\s*(\[taskset\]|taskset\s*=|taskset\.id\s*=)/m.test(b.body);
     try {
       await loadConfig(named ? b.body : `${b.body}\n[taskset]\nid = "reverse-text"\n`, undefined, {
@@ -240,7 +256,7 @@ for (const file of readmes(ROOT)) {
       const label = `${where(b)} ${b.lang || "text"}: ${mark.kind}${"why" in mark ? ` (${mark.why})` : ""}`;
       await t.test(label, { skip: mark.kind === "skip" ? mark.why : false }, async (st) => {
         if (mark.kind === "run") return runBlock(st, b, mark, s);
-        await checkSyntax(b, s, all);
+        await checkSyntax(b, mark, s, all);
         if (mark.kind === "save") {
           mkdirSync(dirname(join(s.cwd, mark.file)), { recursive: true });
           writeFileSync(join(s.cwd, mark.file), b.body);
