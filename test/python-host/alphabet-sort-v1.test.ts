@@ -55,7 +55,7 @@ test(
     const env = await loadEnvironment(config);
     assert.equal(env.tasks.length, fx.num_tasks);
     assert.equal(env.tasks[0]!.prompt, null, "the task has no prompt: the simulator opens");
-    const runs = await Promise.all(
+    const runs: { t: TraceRecord; client: ReplayClient }[] = await Promise.all(
       fx.cases.map(async (c: { task_idx: number; replies: string[] }) => {
         const client = new ReplayClient(c.replies);
         const [t] = await env.runGroup(c.task_idx, 1, { client });
