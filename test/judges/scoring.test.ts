@@ -97,6 +97,12 @@ describe("judges in a rollout", { concurrency: true }, () => {
     assert.match(prompt, /```\nThe capital is Paris\.\n```/);
     assert.equal((call!.response as any).choices[0].message.content, "yes");
     assert.deepEqual([call!.text, call!.parsed, call!.attempts], ["yes", 1, 1]);
+    // The judge's tokens are on the trace's usage, beside (not inside) the policy's.
+    const reported = (call!.response as any).usage;
+    assert.ok(reported.prompt_tokens > 0, "the engine reports usage");
+    assert.equal(t.usage.judge_prompt_tokens, reported.prompt_tokens);
+    assert.equal(t.usage.judge_completion_tokens, reported.completion_tokens);
+    assert.equal(t.usage.total_tokens, t.usage.prompt_tokens + t.usage.completion_tokens);
   });
 
   test("a wrong answer scores 0 with a recorded verdict; an empty reply scores 0 with no call", async () => {
@@ -126,6 +132,11 @@ describe("judges in a rollout", { concurrency: true }, () => {
         /judge reference: judge returned no yes\/no verdict: "It is hard to say\."/,
       );
       assert.equal(t.is_completed, false);
+      assert.equal(
+        t.stop_condition,
+        "error",
+        "a judge-errored rollout ends as V1's does, not agent_completed",
+      );
       assert.ok(!("reference" in t.rewards), "a failed judge records no score");
       assert.deepEqual(t.rewards, { polite: 0 });
       const [call] = calls(t);

@@ -59,7 +59,8 @@ test("a handler exception marks the rollout errored (TaskError), keeping earlier
   assert.match(r!.errors[0]!.message, /reward r failed: kaput/);
   assert.equal(r!.metrics["m"], 1);
   assert.equal(r!.is_completed, false);
-  assert.equal(r!.stop_condition, "agent_completed");
+  // The program finished, but the rollout's result is the scoring failure.
+  assert.equal(r!.stop_condition, "error");
 });
 
 test("a failing handler does not drop its siblings' scores: every other one in the phase is recorded", async () => {

@@ -135,6 +135,8 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
   const { taskset, task, timeouts } = spec;
   const trace = new Trace(task, spec.taskIndex, spec.rolloutIndex, taskset.id);
   let runtime: Runtime | null = null;
+  // Past the program: a failure now (finalize, scoring, a judge) is the rollout's stop condition.
+  let finished = false;
   try {
     if (spec.signal?.aborted) throw new RequestCancelledError("rollout aborted before it started");
     const ctx = (): HandlerContext<D> => ({ task, trace, runtime, signal: spec.signal });
@@ -147,6 +149,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       : null;
     await runHarness(spec, trace, rt, user);
     trace.stop("agent_completed");
+    finished = true;
     const finalize = taskset.finalize;
     if (finalize)
       await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
@@ -161,7 +164,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
     );
     trace.completed = true;
   } catch (e) {
-    trace.captureError(e);
+    trace.captureError(e, finished);
   } finally {
     if (runtime !== null) {
       try {

@@ -41,6 +41,13 @@ export async function scoreJudges(
     judges.map(async (j, i) => j.score({ task, trace, signal, ...runs[i]! })),
   );
   const calls = runs.flatMap((r) => r.calls);
+  for (const c of calls) {
+    // The provider's own count, as V1 adds a judge response's usage to the trace.
+    const usage = (c.response as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null)
+      ?.usage;
+    const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+    trace.addJudgeUsage(count(usage?.prompt_tokens), count(usage?.completion_tokens));
+  }
   if (calls.length > 0) {
     const list = Array.isArray(trace.info["judge"]) ? (trace.info["judge"] as unknown[]) : [];
     trace.info["judge"] = [...list, ...calls];

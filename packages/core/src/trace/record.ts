@@ -54,8 +54,19 @@ export interface TraceRecord {
   is_truncated: boolean;
   num_turns: number;
   last_reply: string;
-  /** Summed over turns; `cached_tokens` is the engine's prefix-cache hits (0 when it reports none). */
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cached_tokens?: number };
+  /**
+   * Summed over turns; `cached_tokens` is the engine's prefix-cache hits (0 when it reports none).
+   * `judge_*`: what the judges' calls reported, present when they reported any; not part of the
+   * policy's counts above.
+   */
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    cached_tokens?: number;
+    judge_prompt_tokens?: number;
+    judge_completion_tokens?: number;
+  };
   timing: { start: number; end: number | null; [stage: string]: unknown };
   /** Retried attempts before this one (their errors are also prepended to `errors`). */
   attempts: number;

@@ -48,6 +48,8 @@ export class Trace implements TraceView {
   };
   private turns = 0;
   private promptTokens = 0;
+  private judgePromptTokens = 0;
+  private judgeCompletionTokens = 0;
   private completionTokens = 0;
   private cachedTokens = 0;
   private lastFinish: FinishReason = null;
@@ -95,13 +97,28 @@ export class Trace implements TraceView {
     if (this.stopCondition === null) this.stopCondition = name;
   }
 
-  captureError(e: unknown): void {
+  /**
+   * Records a failure as data and ends the trace with `error`. `after` marks a failure once the
+   * program had finished (finalize, scoring, a judge): the rollout's result is the error, so it
+   * replaces the stop condition already recorded, as Verifiers V1 reports it.
+   */
+  captureError(e: unknown, after = false): void {
     const err = e instanceof Error ? e : new Error(String(e));
     const rec: TraceError = { type: err.name || "Error", message: err.message };
     // Provider failures are about the remote side; a local stack trace would only be noise.
     if (!(err instanceof ProviderError) && err.stack) rec.traceback = err.stack;
     this.errors.push(rec);
+    if (after) this.stopCondition = null;
     this.stop("error");
+  }
+
+  /**
+   * Tokens a judge's calls used for this rollout: kept beside the policy's counts (limits, the
+   * Miles sample's prefix-cache figures and training read only those), not mixed into them.
+   */
+  addJudgeUsage(promptTokens: number, completionTokens: number): void {
+    this.judgePromptTokens += promptTokens;
+    this.judgeCompletionTokens += completionTokens;
   }
 
   /** Overwrites silently on a repeated key, like Verifiers (which only warns). */
@@ -177,6 +194,12 @@ export class Trace implements TraceView {
         completion_tokens: this.completionTokens,
         total_tokens: this.promptTokens + this.completionTokens,
         cached_tokens: this.cachedTokens,
+        ...(this.judgePromptTokens + this.judgeCompletionTokens > 0
+          ? {
+              judge_prompt_tokens: this.judgePromptTokens,
+              judge_completion_tokens: this.judgeCompletionTokens,
+            }
+          : {}),
       },
       timing: this.timing,
       attempts: this.attempts,
