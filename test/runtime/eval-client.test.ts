@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createEvalClient, EvalClient } from "../../packages/core/src/clients/eval.ts";
+import { loadConfig } from "../../packages/core/src/config/load.ts";
+import type { EvalClientConfig } from "../../packages/core/src/config/schema.ts";
 import { completion, startProvider } from "./helpers/provider.ts";
 
 test("EvalClient sends OpenAI JSON and parses reasoning and tool calls into envroll messages", async () => {
@@ -81,6 +83,7 @@ test("EvalClient maps overlong prompts to OverlongPromptError and aborts on sign
         api_key_var: "ENVROLL_TEST_KEY",
         headers: {},
         timeout: null,
+        deadline: { base: 30, per_token: 0.05 },
       },
       "m",
     );
@@ -141,6 +144,45 @@ test("EvalClient retries a 429 (honouring Retry-After) and a 503 instead of fail
     await bad.close();
     await client.close();
     await c2.close();
+  } finally {
+    await provider.close();
+  }
+});
+
+test("a stalled provider is cut by the EvalClient's stall deadline and asked again; one that stays stalled is a ProviderTimeoutError", async () => {
+  let n = 0;
+  const provider = await startProvider(() => {
+    n++;
+    // The first attempt hangs far past the deadline; the second answers at once.
+    return n === 1 || n >= 100
+      ? { json: completion({ content: "late" }), delayMs: 4_000 }
+      : { json: completion({ content: "ok" }) };
+  });
+  try {
+    const { client: cfg } = await loadConfig(
+      '[taskset]\nid = "reverse-text"\n[client]\ntype = "eval"\nbase_url = "http://127.0.0.1:9/v1"\ndeadline = { base = 0.3, per_token = 0.001 }\n',
+    );
+    assert.equal(cfg.type, "eval");
+    const client = createEvalClient({ ...(cfg as EvalClientConfig), base_url: provider.baseUrl }, "m");
+    const req = (sampling: Record<string, unknown>) => ({
+      messages: [{ role: "user" as const, content: "q" }],
+      tools: [],
+      sampling,
+      sessionId: "s",
+      turn: 0,
+    });
+    const started = Date.now();
+    const r = await client.getResponse(req({ max_tokens: 100 }));
+    assert.equal(r.message.content, "ok");
+    assert.equal(n, 2, "the stalled attempt was cut and retried");
+    assert.ok(Date.now() - started < 10_000, `cut at 0.3 + 100 × 0.001 s, took ${Date.now() - started} ms`);
+    n = 100;
+    await assert.rejects(client.getResponse(req({ max_tokens: 10 })), (e: Error) => {
+      assert.equal(e.name, "ProviderTimeoutError");
+      assert.match(e.message, /no reply within the stall deadline of 0\.3 s/);
+      return true;
+    });
+    await client.close();
   } finally {
     await provider.close();
   }

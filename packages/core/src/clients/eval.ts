@@ -15,6 +15,7 @@ import {
   RequestCancelledError,
 } from "../errors.ts";
 import { messagesFromWire, messageToWire, toolToWire } from "../interception/wire.ts";
+import type { DeadlineOptions } from "../transport/deadline.ts";
 import { type ResolvedRetry, resolveRetry, withRetries } from "../transport/retry.ts";
 import type { RetryOptions } from "../transport/types.ts";
 import type { FinishReason } from "../types.ts";
@@ -27,8 +28,15 @@ export interface EvalClientOptions {
   model: string;
   apiKey?: string | null;
   headers?: Record<string, string>;
-  /** Per-request timeout in ms; undefined waits as long as the provider takes. */
+  /** Per-request timeout in ms; when set it replaces `deadline`. */
   timeoutMs?: number;
+  /**
+   * Per-attempt stall deadline, scaled by the request's `max_tokens` (or `max_completion_tokens`;
+   * without either, EVAL_DEADLINE_TOKENS): a provider that has not answered by then is cut and
+   * the attempt fails as a ProviderTimeoutError (retried when `retry.onTimeout`). Neither this nor
+   * `timeoutMs`: it waits as long as the provider takes.
+   */
+  deadline?: DeadlineOptions;
   /** Connections per origin. */
   connections?: number;
   /** Retries of a turn on 408/429/5xx and connection errors (`Retry-After` honoured). */
@@ -39,6 +47,19 @@ export interface EvalClientOptions {
 const OVERLONG =
   /context[ _-]?length|maximum context|context window|too many tokens|prompt is too long|input is too long/i;
 const FINISH: ReadonlySet<string> = new Set(["stop", "length", "tool_calls", "abort"]);
+
+/**
+ * The token budget a stall deadline assumes for a request that names no `max_tokens`: providers
+ * then stop at the model's own output limit, which reasoning models put in the tens of thousands.
+ */
+export const EVAL_DEADLINE_TOKENS = 32_768;
+
+/** The stall deadline of one attempt of `body`, in ms. */
+function deadlineMs(deadline: DeadlineOptions, body: Record<string, unknown>): number {
+  const cap = body["max_tokens"] ?? body["max_completion_tokens"];
+  const tokens = typeof cap === "number" && cap > 0 ? cap : EVAL_DEADLINE_TOKENS;
+  return Math.ceil(deadline.baseMs + tokens * deadline.perTokenMs);
+}
 
 export class EvalClient implements Client {
   readonly kind = "eval" as const;
@@ -106,6 +127,19 @@ export class EvalClient implements Client {
     const set = this.inflight.get(sessionId) ?? new Set();
     set.add(ac);
     this.inflight.set(sessionId, set);
+    // A fixed timeout is undici's (headers/body timers); the stall deadline is this attempt's own.
+    const limitMs =
+      this.options.timeoutMs === undefined && this.options.deadline
+        ? deadlineMs(this.options.deadline, body)
+        : null;
+    let stalled = false;
+    const timer =
+      limitMs === null
+        ? null
+        : setTimeout(() => {
+            stalled = true;
+            ac.abort();
+          }, limitMs);
     try {
       const res = await this.dispatcher.request({
         origin: this.origin,
@@ -121,8 +155,14 @@ export class EvalClient implements Client {
         throw httpError(res.statusCode, text, typeof after === "string" ? after : null);
       return text;
     } catch (e) {
+      if (stalled)
+        throw new ProviderTimeoutError(
+          `provider gave no reply within the stall deadline of ${(limitMs! / 1000).toFixed(1)} s (client.deadline: base + max_tokens × per_token)`,
+          { cause: e },
+        );
       throw mapError(e, ac.signal.aborted);
     } finally {
+      if (timer) clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       set.delete(ac);
       if (set.size === 0) this.inflight.delete(sessionId);
@@ -212,5 +252,8 @@ export function createEvalClient(config: EvalClientConfig, model: string): EvalC
     apiKey: config.api_key_var ? (process.env[config.api_key_var] ?? null) : null,
     headers: config.headers,
     timeoutMs: config.timeout == null ? undefined : config.timeout * 1000,
+    deadline: { baseMs: config.deadline.base * 1000, perTokenMs: config.deadline.per_token * 1000 },
+    // A stalled attempt is cut by the deadline and asked again, as the TrainClient does.
+    retry: { onTimeout: true },
   });
 }

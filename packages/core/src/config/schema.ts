@@ -111,15 +111,6 @@ export const RetriesSchema = z.strictObject({
 /** An http(s) URL, checked at load so a typo names `client.base_url` instead of failing later as "Invalid URL". */
 export const httpUrl = z.url({ protocol: /^https?$/ });
 
-export const EvalClientSchema = z.strictObject({
-  type: z.literal("eval"),
-  base_url: httpUrl.default(DEFAULT_BASE_URL),
-  api_key_var: z.string().nullable().default("PRIME_API_KEY"),
-  headers: headers.default({}),
-  /** Per-request timeout; null waits forever (Verifiers' EvalClient has none). */
-  timeout: seconds,
-});
-
 /**
  * eval's stall deadline: one /generate attempt that runs past `base + max_new_tokens × per_token`
  * seconds is cut, aborted and retried. 30 s covers queueing and the prefill of a long prompt on a
@@ -138,6 +129,21 @@ export const DeadlineSchema = z.strictObject({
     .number({ error: "expected a number of seconds ≥ 0" })
     .min(0, { error: "expected a number of seconds ≥ 0" })
     .default(DEFAULT_DEADLINE.per_token),
+});
+
+export const EvalClientSchema = z.strictObject({
+  type: z.literal("eval"),
+  base_url: httpUrl.default(DEFAULT_BASE_URL),
+  api_key_var: z.string().nullable().default("PRIME_API_KEY"),
+  headers: headers.default({}),
+  /** A fixed per-request limit; when set it replaces `deadline`. */
+  timeout: seconds,
+  /**
+   * Per-attempt stall deadline, `base + max_tokens × per_token` seconds (32,768 tokens when the
+   * request names no max_tokens): a provider that hangs is cut and asked again instead of holding
+   * the rollout forever (Verifiers' EvalClient has no limit at all).
+   */
+  deadline: DeadlineSchema.default(() => ({ ...DEFAULT_DEADLINE })),
 });
 
 /** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
@@ -202,6 +208,7 @@ export const EnvConfigSchema = z.strictObject({
     api_key_var: "PRIME_API_KEY",
     headers: {},
     timeout: null,
+    deadline: { ...DEFAULT_DEADLINE },
   }),
   sampling: SamplingSchema.default({}),
   num_tasks: optionalWhole(1),
