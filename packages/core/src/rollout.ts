@@ -229,6 +229,7 @@ async function runHarness<D extends TaskData>(
     tools,
     user,
     signal: abort.signal,
+    refuseHostedTools: spec.harnessConfig.hosted_tools === "refuse",
   });
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;

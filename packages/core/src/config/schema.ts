@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { McpServerSpecSchema } from "../mcp/spec.ts";
+import { AcpSchema } from "./acp-schema.ts";
 
 const wholeMsg = (min: number) => `expected a whole number ≥ ${min}`;
 export const whole = (min: number) => z.int({ error: wholeMsg(min) }).min(min, { error: wholeMsg(min) });
@@ -85,10 +86,17 @@ export const HarnessSchema = z
     forward_env: names.default([]),
     disabled_tools: names.nullable().default(null),
     command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
+    acp: AcpSchema.optional(),
+    /** Hosted tools a program offers (Responses `web_search`, …): left out and listed on the trace, or refused. */
+    hosted_tools: z.enum(["drop", "refuse"]).optional(),
   })
   .refine((h) => h.id !== "command" || h.command !== undefined, {
     error: 'required when harness.id = "command"',
     path: ["command"],
+  })
+  .refine((h) => h.id !== "acp" || h.acp?.command !== undefined, {
+    error: 'required when harness.id = "acp"',
+    path: ["acp", "command"],
   });
 
 export const TimeoutSchema = z.strictObject({

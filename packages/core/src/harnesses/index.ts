@@ -14,6 +14,9 @@ const builtins: Record<string, () => Promise<Harness>> = {
   tools: async () => (await import("./tools.ts")).toolsHarness,
   command: async () => (await import("./command.ts")).commandHarness,
   "openai-agents": async () => (await import("./openai-agents.ts")).openaiAgentsHarness,
+  acp: async () => (await import("./acp/harness.ts")).genericAcpHarness,
+  codex: async () => (await import("./acp/harness.ts")).codexHarness,
+  claude_code: async () => (await import("./acp/harness.ts")).claudeCodeHarness,
 };
 
 const harnesses = new Map<string, Harness>();

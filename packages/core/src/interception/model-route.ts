@@ -25,12 +25,13 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
       const body = await json();
       let request: ReturnType<Dialect["parse"]>;
       try {
-        request = dialect.parse(body);
+        request = dialect.parse(body, { refuseHostedTools: session.refuseHostedTools });
       } catch (e) {
         // A malformed request is the program's bug: tell it, without touching the rollout.
         throw new HttpError(400, errorMessage(e));
       }
       session.noteDialect(dialect.name, request.stream);
+      if (request.droppedTools) session.noteDroppedTools(request.droppedTools);
       const model = request.model ?? session.model;
       // Fires when the program leaves before the answer is written (its SDK timed out): a re-send
       // of the same request then gets this turn instead of a second sample (see resends.ts).

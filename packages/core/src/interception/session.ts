@@ -39,6 +39,8 @@ export interface SessionOptions<D extends TaskData = TaskData> {
   tools: readonly ToolDefinition<D>[];
   user: UserSimulator | null;
   signal: AbortSignal;
+  /** `harness.hosted_tools = "refuse"`: a request offering a hosted tool is a 400. */
+  refuseHostedTools?: boolean;
 }
 
 export type CompletionResult =
@@ -91,6 +93,21 @@ export class RolloutSession<D extends TaskData = TaskData> {
     const counts = (this.trace.info["dialects"] ?? {}) as Record<string, number>;
     counts[key] = (counts[key] ?? 0) + 1;
     this.trace.info["dialects"] = counts;
+  }
+
+  get refuseHostedTools(): boolean {
+    return this.o.refuseHostedTools === true;
+  }
+
+  /**
+   * Lists tools a program offered that the environment cannot serve (hosted tools), left out of
+   * the prompt, in `trace.info.dropped_tools` (once each).
+   */
+  noteDroppedTools(names: readonly string[]): void {
+    if (names.length === 0) return;
+    const have = (this.trace.info["dropped_tools"] as string[] | undefined) ?? [];
+    const add = names.filter((n) => !have.includes(n));
+    if (add.length > 0) this.trace.info["dropped_tools"] = [...have, ...add];
   }
 
   /** Prompt tokens of a conversation (Anthropic `count_tokens`); never a turn of the trace. */

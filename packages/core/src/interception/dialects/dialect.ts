@@ -21,6 +21,25 @@ export interface DialectRequest {
   model: string | null;
   /** Request fields the answer echoes back (the dialect's own business). */
   echo: Record<string, unknown>;
+  /**
+   * How a tool the model calls by `tools[i].name` is named on the wire when that differs (a
+   * Responses `namespace` member or a `custom` tool): the answer maps the call back.
+   */
+  wireTools?: ReadonlyMap<string, WireTool>;
+  /** Tools the program offered that the environment cannot serve, left out of the prompt. */
+  droppedTools?: string[];
+}
+
+export interface ParseOptions {
+  /** Refuse tools the environment cannot serve (hosted tools) instead of leaving them out. */
+  refuseHostedTools?: boolean;
+}
+
+export interface WireTool {
+  name: string;
+  namespace?: string;
+  /** A freeform tool: its call carries `input` text, not JSON arguments. */
+  custom?: boolean;
 }
 
 /** One server-sent event; `data` is the JSON text (or `[DONE]`). */
@@ -38,7 +57,7 @@ export interface Dialect {
   /** An error body in the dialect's shape (what its SDK reads a message from). */
   errorBody(message: string, type: string): unknown;
   /** Wire body → typed request; throws InterceptionError naming the field on a bad shape. */
-  parse(body: Record<string, any>): DialectRequest;
+  parse(body: Record<string, any>, options?: ParseOptions): DialectRequest;
   /** The JSON answer to a non-streaming request. */
   respond(response: ModelResponse, request: DialectRequest, model: string): unknown;
   /** The whole SSE answer to a streaming request; its last events end the turn. */

@@ -56,3 +56,17 @@ export function optionalNumber(v: unknown, path: string): number | undefined {
   if (typeof v !== "number" || !Number.isFinite(v)) fail(path, "expected a number");
   return v;
 }
+
+/** What a dialect does with one top-level request field (see each dialect's list). */
+export type FieldPolicy = "used" | "ignored" | "refused";
+
+/** Unknown top-level fields are a 400 naming them; a set `refused` one says why. */
+export function checkFields(body: Json, policy: Record<string, FieldPolicy>, refusedWhy: string): void {
+  const unknown = Object.keys(body).filter((k) => !Object.hasOwn(policy, k));
+  if (unknown.length > 0)
+    fail(
+      unknown[0]!,
+      `unknown request field${unknown.length > 1 ? `s ${unknown.map((k) => JSON.stringify(k)).join(", ")}` : ""}: envroll does not know what it would change, so it refuses rather than drop it`,
+    );
+  for (const [k, p] of Object.entries(policy)) if (p === "refused") refuseIfSet(body, k, refusedWhy);
+}

@@ -7,18 +7,25 @@
 import type { Sampling } from "../../../clients/client.ts";
 import { pyJsonDumps } from "../../../renderers/py-json.ts";
 import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
-import type { DialectRequest } from "../dialect.ts";
-import { array, fail, functionTool, type Json, object, optionalNumber, string } from "../fields.ts";
+import type { DialectRequest, ParseOptions } from "../dialect.ts";
+import { array, checkFields, fail, functionTool, type Json, object, optionalNumber, string } from "../fields.ts";
+import { ANTHROPIC_FIELDS, COUNT_TOKENS_FIELDS } from "./request-fields.ts";
 
 type Part = Exclude<Content, string>[number];
 
 export interface AnthropicBody {
   messages: Message[];
   tools: Tool[];
+  droppedTools: string[];
 }
 
-/** The conversation and tools of a Messages (or count_tokens) body. */
-export function parseAnthropicConversation(body: Json): AnthropicBody {
+/**
+ * The conversation and tools of a Messages (or count_tokens) body. A `system` message inside
+ * `messages` (Claude Code puts its environment block there) is a system message where it
+ * stands; server tools (Anthropic runs them; they are not here) are left out and listed.
+ */
+export function parseAnthropicConversation(body: Json, options: ParseOptions = {}, countOnly = false): AnthropicBody {
+  checkFields(body, countOnly ? COUNT_TOKENS_FIELDS : ANTHROPIC_FIELDS, "it needs Anthropic's servers");
   const messages: Message[] = [];
   const system = body["system"];
   if (system != null) {
@@ -31,13 +38,14 @@ export function parseAnthropicConversation(body: Json): AnthropicBody {
     const m = object(raw, path);
     if (m["role"] === "assistant") messages.push(assistantMessage(m["content"], `${path}.content`));
     else if (m["role"] === "user") messages.push(...userMessages(m["content"], `${path}.content`));
-    else fail(`${path}.role`, `expected user or assistant, got ${JSON.stringify(m["role"])}`);
+    else if (m["role"] === "system") messages.push({ role: "system", content: blocksContent(m["content"], `${path}.content`) });
+    else fail(`${path}.role`, `expected user, assistant or system, got ${JSON.stringify(m["role"])}`);
   });
-  return { messages, tools: parseTools(body["tools"]) };
+  return { messages, ...parseTools(body["tools"], options.refuseHostedTools === true) };
 }
 
-export function parseAnthropicRequest(body: Json): DialectRequest {
-  const { messages, tools } = parseAnthropicConversation(body);
+export function parseAnthropicRequest(body: Json, options: ParseOptions = {}): DialectRequest {
+  const { messages, tools, droppedTools } = parseAnthropicConversation(body, options);
   // As Verifiers: the program's temperature and top_p never reach the model; its token cap
   // (required by the API), stop sequences and top_k do, under the config's sampling.
   const sampling: Sampling = {};
@@ -56,21 +64,30 @@ export function parseAnthropicRequest(body: Json): DialectRequest {
     stream: body["stream"] === true,
     model: typeof body["model"] === "string" ? body["model"] : null,
     echo: {},
+    droppedTools,
   };
 }
 
-function parseTools(raw: unknown): Tool[] {
-  if (raw == null) return [];
-  return array(raw, "tools").map((t, i) => {
+/** Anthropic's server tools are versioned types (`web_search_20250305`, `code_execution_…`). */
+const SERVER_TOOL = /^(web_search|web_fetch|code_execution|bash|text_editor|computer|memory|tool_search_tool_[a-z]+|mcp_toolset)(_\d{8})?$/;
+
+function parseTools(raw: unknown, refuseHosted: boolean): { tools: Tool[]; droppedTools: string[] } {
+  const out = { tools: [] as Tool[], droppedTools: [] as string[] };
+  if (raw == null) return out;
+  array(raw, "tools").forEach((t, i) => {
     const path = `tools[${i}]`;
     const tool = object(t, path);
-    if (tool["input_schema"] == null || (tool["type"] != null && tool["type"] !== "custom"))
-      fail(
-        path,
-        `only custom tools with an input_schema are supported, got type ${JSON.stringify(tool["type"])}`,
-      );
-    return functionTool(tool["name"], tool["description"], tool["input_schema"], path);
+    const type = tool["type"];
+    if (typeof type === "string" && type !== "custom" && SERVER_TOOL.test(type)) {
+      if (refuseHosted) fail(`${path}.type`, `the server tool ${JSON.stringify(type)} runs on Anthropic's servers, which this environment does not have`);
+      out.droppedTools.push(type);
+      return;
+    }
+    if (tool["input_schema"] == null || (type != null && type !== "custom"))
+      fail(path, `only custom tools with an input_schema are supported, got type ${JSON.stringify(type)}`);
+    out.tools.push(functionTool(tool["name"], tool["description"], tool["input_schema"], path));
   });
+  return out;
 }
 
 function blocks(raw: unknown, path: string): Json[] {

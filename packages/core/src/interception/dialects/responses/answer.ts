@@ -8,8 +8,33 @@ import type { ModelResponse } from "../../../clients/client.ts";
 import { contentText } from "../../../types.ts";
 import { type DialectRequest, type SseEvent, unixSeconds } from "../dialect.ts";
 import type { Json } from "../fields.ts";
+import { encryptedReasoning } from "./reasoning.ts";
+import { CUSTOM_INPUT } from "./tools.ts";
 
-function outputItems(r: ModelResponse): Json[] {
+/** A call as the program knows the tool: its namespace member or custom tool, else as named. */
+function callItem(r: ModelResponse, request: DialectRequest, c: { id: string; name: string; arguments: string }, i: number): Json {
+  const wire = request.wireTools?.get(c.name);
+  const namespace = wire?.namespace ? { namespace: wire.namespace } : {};
+  if (wire?.custom) {
+    let input = c.arguments;
+    try {
+      const args = JSON.parse(c.arguments);
+      if (typeof args?.[CUSTOM_INPUT] === "string") input = args[CUSTOM_INPUT];
+    } catch {}
+    return { id: `ctc_${r.id}_${i}`, type: "custom_tool_call", call_id: c.id, name: wire.name, ...namespace, input, status: "completed" };
+  }
+  return {
+    id: `fc_${r.id}_${i}`,
+    type: "function_call",
+    call_id: c.id,
+    name: wire?.name ?? c.name,
+    ...namespace,
+    arguments: c.arguments,
+    status: "completed",
+  };
+}
+
+function outputItems(r: ModelResponse, request: DialectRequest): Json[] {
   const items: Json[] = [];
   const m = r.message;
   if (typeof m.reasoning_content === "string")
@@ -17,6 +42,7 @@ function outputItems(r: ModelResponse): Json[] {
       id: `rs_${r.id}`,
       type: "reasoning",
       summary: [{ type: "summary_text", text: m.reasoning_content }],
+      encrypted_content: encryptedReasoning(m.reasoning_content),
     });
   const text = contentText(m.content);
   if (text !== "")
@@ -28,14 +54,7 @@ function outputItems(r: ModelResponse): Json[] {
       content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
     });
   (m.tool_calls ?? []).forEach((c, i) => {
-    items.push({
-      id: `fc_${r.id}_${i}`,
-      type: "function_call",
-      call_id: c.id,
-      name: c.name,
-      arguments: c.arguments,
-      status: "completed",
-    });
+    items.push(callItem(r, request, c, i));
   });
   return items;
 }
@@ -62,7 +81,7 @@ function responseObject(r: ModelResponse, request: DialectRequest, model: string
     error: null,
     incomplete_details: !partial && incomplete ? { reason: "max_output_tokens" } : null,
     model,
-    output: partial ? [] : outputItems(r),
+    output: partial ? [] : outputItems(r, request),
     previous_response_id: null,
     truncation: "disabled",
     usage: partial ? null : usage(r),
@@ -87,7 +106,7 @@ export function responsesEvents(r: ModelResponse, request: DialectRequest, model
   const shell = responseObject(r, request, model, true);
   emit("response.created", { response: shell });
   emit("response.in_progress", { response: shell });
-  outputItems(r).forEach((item, output_index) => {
+  outputItems(r, request).forEach((item, output_index) => {
     const at = { item_id: item["id"], output_index };
     if (item["type"] === "reasoning") {
       const text: string = item["summary"][0].text;
@@ -108,6 +127,10 @@ export function responsesEvents(r: ModelResponse, request: DialectRequest, model
       emit("response.output_text.delta", { ...at, content_index: 0, delta: text, logprobs: [] });
       emit("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
       emit("response.content_part.done", { ...at, content_index: 0, part: { ...part, text } });
+    } else if (item["type"] === "custom_tool_call") {
+      emit("response.output_item.added", { output_index, item: { ...item, status: "in_progress", input: "" } });
+      emit("response.custom_tool_call_input.delta", { ...at, delta: item["input"] });
+      emit("response.custom_tool_call_input.done", { ...at, input: item["input"] });
     } else {
       emit("response.output_item.added", {
         output_index,

@@ -1,28 +1,25 @@
 /**
  * Responses request → envroll messages. `instructions` is the system message; `input` is a
  * string (one user message) or a list of items, in which each run of assistant-side items
- * (`reasoning`, `function_call`, assistant `message`) folds into one assistant message — the
- * shape one sampled turn has — and `function_call_output` items become tool messages. Nothing
- * is stored server-side, so `previous_response_id` and stored-item references are refused.
+ * (`reasoning`, `function_call`, `custom_tool_call`, assistant `message`) folds into one
+ * assistant message — the shape one sampled turn has — and `function_call_output` /
+ * `custom_tool_call_output` items become tool messages; `developer` and `system` messages are
+ * system messages. Nothing is stored server-side, so `previous_response_id` and stored-item
+ * references are refused. Every top-level field is either used or ignored on purpose (see
+ * request-fields.ts); any other is a 400 naming it.
  */
 import type { Sampling } from "../../../clients/client.ts";
-import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
-import type { DialectRequest } from "../dialect.ts";
-import {
-  array,
-  fail,
-  functionTool,
-  isObject,
-  type Json,
-  object,
-  optionalString,
-  refuseIfSet,
-  string,
-} from "../fields.ts";
+import type { AssistantMessage, Content, Message, ToolCall } from "../../../types.ts";
+import type { DialectRequest, ParseOptions } from "../dialect.ts";
+import { array, fail, isObject, type Json, object, optionalString, refuseIfSet, string } from "../fields.ts";
+import { checkResponsesFields } from "./request-fields.ts";
+import { readReasoning } from "./reasoning.ts";
+import { CUSTOM_INPUT, namespacedName, parseResponsesTools } from "./tools.ts";
 
 const NOT_STORED = "envroll stores no responses; send the whole conversation in `input` (store: false)";
 
-export function parseResponsesRequest(body: Json): DialectRequest {
+export function parseResponsesRequest(body: Json, options: ParseOptions = {}): DialectRequest {
+  checkResponsesFields(body);
   refuseIfSet(body, "previous_response_id", NOT_STORED);
   refuseIfSet(body, "conversation", NOT_STORED);
   refuseIfSet(body, "background", "every response is produced in the request that asks for it");
@@ -32,9 +29,12 @@ export function parseResponsesRequest(body: Json): DialectRequest {
   const input = body["input"];
   if (typeof input === "string") messages.push({ role: "user", content: input });
   else if (input != null) messages.push(...itemsToMessages(array(input, "input")));
+  const tools = parseResponsesTools(body["tools"], options.refuseHostedTools === true);
   return {
     messages,
-    tools: parseTools(body["tools"]),
+    tools: tools.tools,
+    wireTools: tools.wire,
+    droppedTools: tools.dropped,
     // As Verifiers: the program's temperature, top_p and token cap never reach the model (the
     // config's sampling is the whole of it for this dialect).
     sampling: {} satisfies Sampling,
@@ -53,26 +53,16 @@ export function parseResponsesRequest(body: Json): DialectRequest {
       text: body["text"] ?? { format: { type: "text" } },
       reasoning: body["reasoning"] ?? { effort: null, summary: null },
       user: body["user"] ?? null,
+      ...(body["prompt_cache_key"] != null ? { prompt_cache_key: body["prompt_cache_key"] } : {}),
     },
   };
 }
 
-function parseTools(raw: unknown): Tool[] {
-  if (raw == null) return [];
-  return array(raw, "tools").map((t, i) => {
-    const path = `tools[${i}]`;
-    const tool = object(t, path);
-    if (tool["type"] !== "function")
-      fail(`${path}.type`, `only function tools are supported, got ${JSON.stringify(tool["type"])}`);
-    const out = functionTool(tool["name"], tool["description"], tool["parameters"], path);
-    if (typeof tool["strict"] === "boolean") out.strict = tool["strict"];
-    return out;
-  });
-}
+const ASSISTANT_ITEMS = new Set(["reasoning", "function_call", "custom_tool_call"]);
 
 function isAssistantSide(item: Json): boolean {
   if (item["role"] === "assistant") return true;
-  return item["type"] === "reasoning" || item["type"] === "function_call";
+  return ASSISTANT_ITEMS.has(item["type"]);
 }
 
 function itemsToMessages(items: unknown[]): Message[] {
@@ -91,7 +81,7 @@ function itemsToMessages(items: unknown[]): Message[] {
     }
     flush();
     const type = item["type"] ?? "message";
-    if (type === "function_call_output") {
+    if (type === "function_call_output" || type === "custom_tool_call_output") {
       out.push({
         role: "tool",
         tool_call_id: string(item["call_id"], `${path}.call_id`),
@@ -111,32 +101,38 @@ function itemsToMessages(items: unknown[]): Message[] {
   return out;
 }
 
-/** One sampled turn: its text, its reasoning (summary then raw texts) and its function calls. */
+/** One sampled turn: its text, its reasoning and its tool calls, in the model's spelling. */
 function foldAssistant(run: { item: Json; path: string }[]): AssistantMessage {
   let content = "";
   const reasoning: string[] = [];
   const calls: ToolCall[] = [];
+  let sawReasoning = false;
   for (const { item, path } of run) {
     const type = item["type"] ?? "message";
     if (type === "message") content += assistantText(item["content"], `${path}.content`);
     else if (type === "reasoning") {
-      for (const key of ["summary", "content"]) {
-        const parts = item[key];
-        if (parts == null) continue;
-        array(parts, `${path}.${key}`).forEach((p, j) => {
-          reasoning.push(string(object(p, `${path}.${key}[${j}]`)["text"], `${path}.${key}[${j}].text`));
-        });
-      }
+      sawReasoning = true;
+      reasoning.push(...readReasoning(item, path));
     } else if (type === "function_call") {
+      const name = string(item["name"], `${path}.name`);
+      const namespace = optionalString(item["namespace"], `${path}.namespace`);
       calls.push({
         id: string(item["call_id"], `${path}.call_id`),
-        name: string(item["name"], `${path}.name`),
+        name: namespace ? namespacedName(namespace, name) : name,
         arguments: string(item["arguments"], `${path}.arguments`),
+      });
+    } else if (type === "custom_tool_call") {
+      const name = string(item["name"], `${path}.name`);
+      const namespace = optionalString(item["namespace"], `${path}.namespace`);
+      calls.push({
+        id: string(item["call_id"], `${path}.call_id`),
+        name: namespace ? namespacedName(namespace, name) : name,
+        arguments: JSON.stringify({ [CUSTOM_INPUT]: string(item["input"], `${path}.input`) }),
       });
     } else fail(`${path}.type`, `unsupported assistant item type ${JSON.stringify(type)}`);
   }
   const message: AssistantMessage = { role: "assistant", content };
-  if (run.some(({ item }) => item["type"] === "reasoning")) message.reasoning_content = reasoning.join("\n");
+  if (sawReasoning) message.reasoning_content = reasoning.join("\n");
   if (calls.length > 0) message.tool_calls = calls;
   return message;
 }

@@ -1,0 +1,86 @@
+/**
+ * The `codex` preset: Codex through its ACP adapter (`@agentclientprotocol/codex-acp`, which
+ * pins the `@openai/codex` binary it drives). As V1 configures it: a per-rollout `CODEX_HOME`
+ * whose `config.toml` lists the toolsets as MCP servers (Codex takes them there, with the
+ * rollout secret as a header), a JSON config layer in `CODEX_CONFIG` (the model; apps, plugins
+ * and multi-agent off; the MCP namespaces called directly), the interception endpoint as a
+ * Responses gateway through `DEFAULT_AUTH_REQUEST`, and full-access mode (no approvals, Codex's
+ * own sandbox off: the rollout's runtime is the sandbox).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AcpConfig } from "../../config/acp-schema.ts";
+import { mcpServersConfig } from "../../mcp/endpoint.ts";
+import type { AcpPlan } from "./run.ts";
+
+export const CODEX_PACKAGES = ["@agentclientprotocol/codex-acp@2.6.0"];
+
+/** Codex's name for a server's tool namespace. */
+export function codexNamespace(server: string): string {
+  const base = server.replace(/[^a-zA-Z0-9_]/g, "_") || "_";
+  return base.startsWith("mcp__") ? base : `mcp__${base}`;
+}
+
+/** TOML basic strings take JSON's escapes. */
+const tomlString = (s: string) => JSON.stringify(s);
+
+export function codexPlan(acp: AcpConfig): AcpPlan {
+  const config: AcpConfig = {
+    command: ["codex-acp"],
+    packages: CODEX_PACKAGES,
+    mcp: "config",
+    ...acp,
+  };
+  return {
+    acp: config,
+    async setup(ctx, ep) {
+      // Outside the workdir: Codex refuses to put its helper binaries under a temp folder there.
+      const home = await mkdtemp(join(tmpdir(), "envroll-codex-"));
+      const servers = config.mcp === "config" ? mcpServersConfig(ctx.toolbox, ep).mcpServers : {};
+      const toml = Object.entries(servers)
+        .map(
+          ([name, s]) =>
+            `[mcp_servers.${tomlString(name)}]\nurl = ${tomlString(s.url)}\nrequired = true\nstartup_timeout_sec = 60.0\nhttp_headers = { ${Object.entries(
+              s.headers,
+            )
+              .map(([k, v]) => `${tomlString(k)} = ${tomlString(v)}`)
+              .join(", ")} }\n`,
+        )
+        .join("\n");
+      await writeFile(join(home, "config.toml"), toml);
+      const namespaces = Object.keys(servers).map(codexNamespace);
+      const layer = {
+        model: ctx.session.model,
+        features: {
+          apps: false,
+          plugins: false,
+          multi_agent: false,
+          multi_agent_v2: { enabled: false },
+          ...(namespaces.length > 0 ? { code_mode: { direct_only_tool_namespaces: namespaces } } : {}),
+        },
+      };
+      return {
+        env: {
+          CODEX_HOME: home,
+          CODEX_CONFIG: JSON.stringify(layer),
+          DEFAULT_AUTH_REQUEST: JSON.stringify({
+            methodId: "gateway",
+            _meta: {
+              gateway: {
+                baseUrl: ep.baseUrl,
+                headers: { Authorization: `Bearer ${ep.secret}` },
+                providerName: "envroll",
+              },
+            },
+          }),
+          INITIAL_AGENT_MODE: "agent-full-access",
+          NO_BROWSER: "1",
+        },
+        // codex-acp otherwise asks its own model (not this one) for a title after the first turn.
+        sessionTitle: `envroll ${ctx.session.trace.id}`,
+        cleanup: () => rm(home, { recursive: true, force: true }),
+      };
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Running one rollout's ACP agent: install its packages (cached), start it in the rollout's
+ * runtime with the interception endpoint in its environment, open one session with the
+ * rollout's toolsets as HTTP MCP servers, send the task prompt, and judge the outcome by the
+ * trace, not by the agent: an agent whose model calls all failed still ends its prompt with
+ * `end_turn` (Codex retries, then answers with the error text), so a prompt that committed no
+ * model turn is a HarnessError carrying the agent's stderr, and a failure kept on the session
+ * (a failing model endpoint) cancels the prompt at once and is what the rollout reports.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+import type { AcpConfig } from "../../config/acp-schema.ts";
+import { HarnessError } from "../../errors.ts";
+import { mcpServersConfig, type RolloutEndpoint } from "../../mcp/endpoint.ts";
+import { contentText, type TaskData } from "../../types.ts";
+import type { HarnessContext } from "../harness.ts";
+import { programEnv } from "../program.ts";
+import { AcpAgent } from "./connection.ts";
+import { binPath, ensureInstalled } from "./install.ts";
+
+const DEFAULT_PROMPT_TIMEOUT_S = 1800;
+/** How often a running prompt checks whether the session failed or stopped. */
+const WATCH_MS = 200;
+
+/** What a preset (codex, claude_code) adds for its agent; the generic harness adds nothing. */
+export interface AgentSetup {
+  env: Record<string, string>;
+  sessionMeta?: Record<string, unknown>;
+  /** The system prompt goes in `sessionMeta` (true) or before the first prompt's text. */
+  systemInMeta?: boolean;
+  /** Set as the session's title before the first prompt (see AcpAgent.setTitle). */
+  sessionTitle?: string;
+  cleanup?(): Promise<void>;
+}
+
+export interface AcpPlan {
+  /** The resolved `[harness.acp]` settings (preset defaults under the config's). */
+  acp: AcpConfig;
+  // biome-ignore lint/suspicious/noExplicitAny: the preset reads only task-independent parts
+  setup?(ctx: HarnessContext<any>, ep: RolloutEndpoint, system: string | null): Promise<AgentSetup>;
+}
+
+/** V1's framing for agents that take no system prompt: it leads the first prompt. */
+export function promptText(system: string | null, user: string): string {
+  return system ? `(system)\n${system}\n\n[user]\n${user}` : user;
+}
+
+function splitPrompt<D extends TaskData>(ctx: HarnessContext<D>): { system: string | null; user: string } {
+  const system = ctx.prompt
+    .filter((m) => m.role === "system")
+    .map((m) => contentText(m.content))
+    .join("\n\n");
+  const user = ctx.prompt
+    .filter((m) => m.role !== "system")
+    .map((m) => contentText(m.content))
+    .join("\n\n");
+  return { system: system === "" ? null : system, user };
+}
+
+async function resolveArgv(config: AcpConfig): Promise<string[]> {
+  const argv = config.command;
+  if (!argv) throw new HarnessError("harness.acp.command is not set");
+  if (!config.packages || config.packages.length === 0) return argv;
+  const dir = await ensureInstalled(config.packages);
+  const { existsSync } = await import("node:fs");
+  const bin = binPath(dir, argv[0]!);
+  return existsSync(bin) ? [bin, ...argv.slice(1)] : argv;
+}
+
+export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: AcpPlan): Promise<void> {
+  const config = plan.acp;
+  const argv = await resolveArgv(config);
+  const ep = await ctx.endpoint();
+  const { system, user } = splitPrompt(ctx);
+  const setup: AgentSetup = plan.setup ? await plan.setup(ctx, ep, system) : { env: {} };
+  const session = ctx.session;
+  const trace = session.trace;
+  let agent: AcpAgent | null = null;
+  const stop = new AbortController();
+  const watch = setInterval(() => {
+    if (session.error !== null || trace.stopCondition !== null || ctx.signal.aborted) stop.abort();
+  }, WATCH_MS);
+  try {
+    if (!ctx.runtime.interactiveCommand)
+      throw new HarnessError(`runtime "${ctx.runtime.kind}" cannot run a long-lived ACP agent`);
+    const env = { ...ctx.config.env, ...(await programEnv(ctx)), ...setup.env };
+    const cmd = ctx.runtime.interactiveCommand(argv, env);
+    agent = await AcpAgent.start({
+      argv: cmd.argv,
+      env: cmd.env,
+      cwd: cmd.cwd,
+      permission: config.permission ?? "allow",
+    });
+    await agent.initialize();
+    const servers = config.mcp === "config" ? {} : mcpServersConfig(ctx.toolbox, ep).mcpServers;
+    const mcpServers: acp.McpServer[] = Object.entries(servers).map(([name, s]) => ({
+      type: "http",
+      name,
+      url: s.url,
+      headers: Object.entries(s.headers).map(([k, v]) => ({ name: k, value: v })),
+    }));
+    const meta = { ...config.session_meta, ...setup.sessionMeta };
+    await agent.newSession({
+      cwd: cmd.cwd,
+      mcpServers,
+      ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+    });
+    if (setup.sessionTitle) await agent.setTitle(setup.sessionTitle);
+    const before = trace.numTurns;
+    const text = setup.systemInMeta ? user : promptText(system, user);
+    const timeout = (config.prompt_timeout ?? DEFAULT_PROMPT_TIMEOUT_S) * 1000;
+    const outcome = await agent.prompt(text, timeout, stop.signal);
+    // The session's own failure (or stop) is the rollout's outcome; the agent's is not.
+    if (session.error !== null || trace.stopCondition !== null || ctx.signal.aborted) return;
+    if (trace.numTurns === before)
+      throw new HarnessError(
+        `ACP agent completed without committing a model turn (stopReason ${outcome.stopReason}; reply: ${outcome.reply.slice(0, 500)})\n--- agent stderr ---\n${agent.stderrTail()}`,
+      );
+  } finally {
+    clearInterval(watch);
+    await agent?.close();
+    await setup.cleanup?.();
+  }
+}
