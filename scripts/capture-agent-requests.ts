@@ -32,14 +32,19 @@ for (const dialect of [responsesDialect, anthropicDialect] as Dialect[]) {
 function scrub(text: string): string {
   return text
     .replace(/\/tmp\/envroll-[A-Za-z0-9_-]+/g, "/tmp/envroll-XXXX")
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "00000000-0000-0000-0000-000000000000")
+    .replace(
+      /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
+      "00000000-0000-0000-0000-000000000000",
+    )
     .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT")
     .replace(/\b[0-9a-f]{48}\b/g, "SECRET")
     .replace(/\b[0-9a-f]{64}\b/g, "DEVICE")
     .replace(/\d{4}-\d{2}-\d{2}/g, "2026-01-01");
 }
 
-const agents = (process.argv.slice(2) as AgentId[]).length ? (process.argv.slice(2) as AgentId[]) : (["codex", "claude_code"] as AgentId[]);
+const agents = (process.argv.slice(2) as AgentId[]).length
+  ? (process.argv.slice(2) as AgentId[])
+  : (["codex", "claude_code"] as AgentId[]);
 mkdirSync(OUT, { recursive: true });
 for (const agent of agents) {
   captured.length = 0;

@@ -28,7 +28,8 @@ export const kvTaskset = defineTaskset({
     {
       idx: 0,
       system_prompt: "You are a careful agent. Use the tools you are given.",
-      prompt: "Run `echo` in the shell, then look up the key `color` with the kv lookup tool, and report the value.",
+      prompt:
+        "Run `echo` in the shell, then look up the key `color` with the kv lookup tool, and report the value.",
     },
   ],
   tools: [
@@ -54,7 +55,9 @@ export function replayRows(agent: AgentId): string {
   const call = (name: string, args: object) =>
     `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
   const shell =
-    agent === "codex" ? call("exec_command", { cmd: `echo ${SECRET_WORD}` }) : call("Bash", { command: `echo ${SECRET_WORD}`, description: "Print a word" });
+    agent === "codex"
+      ? call("exec_command", { cmd: `echo ${SECRET_WORD}` })
+      : call("Bash", { command: `echo ${SECRET_WORD}`, description: "Print a word" });
   const mcp = call("mcp__kv__lookup", { key: "color" });
   const rows = [
     { match: KV_VALUE, reply: `<think>\nI have the value.\n</think>\n\nThe value of color is ${KV_VALUE}.` },
@@ -73,7 +76,8 @@ export class Recorder implements Client {
   }
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const r = await this.inner.getResponse(request);
-    if (r.tokens) this.turns.push({ completionIds: r.tokens.completionIds, logprobs: r.tokens.completionLogprobs });
+    if (r.tokens)
+      this.turns.push({ completionIds: r.tokens.completionIds, logprobs: r.tokens.completionLogprobs });
     return r;
   }
   countTokens = (...a: Parameters<NonNullable<Client["countTokens"]>>) => this.inner.countTokens!(...a);

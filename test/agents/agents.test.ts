@@ -25,19 +25,32 @@ function assertEpisode(run: AgentRun, label: string): void {
   assert.equal(r.branches.length, 1, `${label}: one branch for a linear agent`);
   assert.equal(r.reward, 1, `${label}: ${r.last_reply}`);
   const tools = r.nodes.filter((n) => n.message.role === "tool").map((n) => contentText(n.message.content));
-  assert.ok(tools.some((t) => t.includes(SECRET_WORD)), `${label}: the shell output is in the trace`);
-  assert.ok(tools.some((t) => t.includes(KV_VALUE)), `${label}: the MCP tool output is in the trace`);
+  assert.ok(
+    tools.some((t) => t.includes(SECRET_WORD)),
+    `${label}: the shell output is in the trace`,
+  );
+  assert.ok(
+    tools.some((t) => t.includes(KV_VALUE)),
+    `${label}: the MCP tool output is in the trace`,
+  );
   const calls = (r.info["tool_calls"] as { server: string; tool: string }[] | undefined) ?? [];
-  assert.deepEqual(calls.map((c) => `${c.server}.${c.tool}`), ["kv.lookup"], label);
+  assert.deepEqual(
+    calls.map((c) => `${c.server}.${c.tool}`),
+    ["kv.lookup"],
+    label,
+  );
 }
 
 function assertTokenExact(run: AgentRun, label: string): void {
   const { record, generates, turns } = run;
   assert.equal(generates.length, turns.length, label);
   const branch = record.branches[0]!.token_ids;
-  generates.forEach((ids, i) =>
-    assert.deepEqual(branch.slice(0, ids.length), ids, `${label}: /generate ${i} is not a prefix of the branch`),
-  );
+  for (const [i, ids] of generates.entries())
+    assert.deepEqual(
+      branch.slice(0, ids.length),
+      ids,
+      `${label}: /generate ${i} is not a prefix of the branch`,
+    );
   const sample = branchToSample(record, 0);
   const start = sample.tokens.length - sample.response_length;
   const masked: number[] = [];
@@ -47,29 +60,71 @@ function assertTokenExact(run: AgentRun, label: string): void {
     masked.push(sample.tokens[start + i]!);
     logprobs.push(sample.rollout_log_probs[i]!);
   });
-  assert.deepEqual(masked, turns.flatMap((t) => t.completionIds), `${label}: sampled ids ≠ loss-masked tokens`);
-  assert.deepEqual(logprobs, turns.flatMap((t) => t.logprobs), `${label}: logprobs differ`);
+  assert.deepEqual(
+    masked,
+    turns.flatMap((t) => t.completionIds),
+    `${label}: sampled ids ≠ loss-masked tokens`,
+  );
+  assert.deepEqual(
+    logprobs,
+    turns.flatMap((t) => t.logprobs),
+    `${label}: logprobs differ`,
+  );
   assert.equal(run.bridged, turns.length - 1, `${label}: every later turn bridged, none re-rendered`);
 }
 
+/**
+ * The generic harness runs an agent from its command and packages alone; the toolsets go to it
+ * in `session/new` and the endpoint in the standard variables (OPENAI_BASE_URL/OPENAI_API_KEY,
+ * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY).
+ */
+const CODEX_AUTH = JSON.stringify({
+  methodId: "gateway",
+  _meta: {
+    gateway: { baseUrl: "${OPENAI_BASE_URL}", headers: { Authorization: "Bearer ${OPENAI_API_KEY}" } },
+  },
+});
+/**
+ * codex-acp under the generic harness (gateway auth from harness.env, MCP servers from
+ * session/new) starts but never reaches the model within 300 s; the codex preset (MCP in
+ * config.toml) is the supported way to run it, so the generic case is skipped until that is
+ * understood.
+ */
+const GENERIC_SKIP: Record<AgentId, string | false> = {
+  codex: "codex-acp through the generic harness hangs before its first model call (see comment)",
+  claude_code: false,
+};
 const GENERIC: Record<AgentId, string> = {
-  codex:
-    '[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\n',
+  codex: `env = { INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`,
   claude_code:
-    '[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\n',
+    'env = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1" }\n[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\nprompt_timeout = 300\n',
 };
 
 for (const agent of ["codex", "claude_code"] as AgentId[]) {
-  test(`${agent}: shell + MCP episode through the ${agent} harness, token-exact with the TrainClient`, { skip }, async () => {
-    const run = await runAgentEpisode(agent, agent, { mode: "train" });
-    assertEpisode(run, `${agent}/train`);
-    assertTokenExact(run, `${agent}/train`);
-  });
+  test(
+    `${agent}: shell + MCP episode through the ${agent} harness, token-exact with the TrainClient`,
+    { skip },
+    async () => {
+      const run = await runAgentEpisode(agent, agent, { mode: "train" });
+      assertEpisode(run, `${agent}/train`);
+      assertTokenExact(run, `${agent}/train`);
+    },
+  );
 
   test(`${agent}: the same episode in eval`, { skip }, async () => {
     const run = await runAgentEpisode(agent, agent, { mode: "eval" });
     assertEpisode(run, `${agent}/eval`);
   });
+
+  test(
+    `${agent}: the same episode through the generic acp harness`,
+    { skip: skip || GENERIC_SKIP[agent] },
+    async () => {
+      const run = await runAgentEpisode("acp", agent, { mode: "train", acp: GENERIC[agent] });
+      assertEpisode(run, `${agent}/acp`);
+      assertTokenExact(run, `${agent}/acp`);
+    },
+  );
 
   test(`${agent}: a dead model endpoint is a typed error, not a finished episode`, { skip }, async () => {
     const run = await runAgentEpisode(agent, agent, { mode: "train", engineDown: true });

@@ -47,16 +47,27 @@ test("anthropic: x-api-key (or bearer) authenticates; errors are {type: error, e
   assert.equal(bearer.status, 200);
   const bad = await post(
     "/v1/messages",
-    { ...msgs, tools: [{ type: "web_search_20250305", name: "web_search" }] },
+    { ...msgs, tools: [{ type: "frobnicate_20990101", name: "f" }] },
     { "x-api-key": reg.secret },
   );
   assert.equal(bad.status, 400);
   assert.equal(bad.json().error.type, "invalid_request_error");
   assert.match(bad.json().error.message, /^tools\[0\]: only custom tools/);
+  const unknown = await post("/v1/messages", { ...msgs, temprature: 1 }, { "x-api-key": reg.secret });
+  assert.equal(unknown.status, 400);
+  assert.match(unknown.json().error.message, /^temprature: unknown request field/);
+  // A server tool (Anthropic runs it; it is not here) is left out of the prompt and listed.
+  const hosted = await post(
+    "/v1/messages",
+    { ...msgs, tools: [{ type: "web_search_20250305", name: "web_search" }] },
+    { "x-api-key": reg.secret },
+  );
+  assert.equal(hosted.status, 200, hosted.text);
+  assert.deepEqual(trace.info["dropped_tools"], ["web_search_20250305"]);
   const count = await post("/v1/messages/count_tokens", msgs, { "x-api-key": reg.secret });
   assert.equal(count.status, 200);
   assert.ok(count.json().input_tokens > 0);
-  assert.equal(trace.numTurns, 2, "count_tokens is never a turn");
+  assert.equal(trace.numTurns, 3, "count_tokens is never a turn");
 });
 
 test("responses: refusals name the field; OpenAI error bodies; a bearer-less call is 401", async () => {
@@ -66,7 +77,11 @@ test("responses: refusals name the field; OpenAI error bodies; a bearer-less cal
   const cases: [unknown, RegExp][] = [
     [{ input: "q", previous_response_id: "resp_1" }, /^previous_response_id: not supported/],
     [{ input: [{ type: "item_reference", id: "x" }] }, /^input\[0\]\.type: item_reference/],
-    [{ input: "q", tools: [{ type: "web_search" }] }, /^tools\[0\]\.type: only function tools/],
+    [
+      { input: "q", tools: [{ type: "frobnicate" }] },
+      /^tools\[0\]\.type: unsupported tool type "frobnicate"/,
+    ],
+    [{ input: "q", max_tokens: 5 }, /^max_tokens: unknown request field/],
     [
       { input: [{ type: "function_call", name: "f", arguments: "{}" }] },
       /^input\[0\]\.call_id: expected a string/,
@@ -94,7 +109,8 @@ test("a slow streaming turn keeps the stream alive, then ends with the full sequ
     const { reg, post, trace } = await open(new ScriptedClient(() => say("late"), { latencyMs: 150 }));
     const h: Record<string, string> =
       headers === "bearer" ? { authorization: `Bearer ${reg.secret}` } : { "x-api-key": reg.secret };
-    const body = { ...msgs, input: "q", stream: true };
+    const body =
+      path === "/v1/responses" ? { model: "m", input: "q", stream: true } : { ...msgs, stream: true };
     const r = await post(path, body, h);
     assert.equal(r.status, 200);
     assert.ok(r.text.startsWith(": keepalive\n\n"), `${path}: ${r.text.slice(0, 40)}`);

@@ -5,11 +5,9 @@
 import { z } from "zod";
 
 /** An npm spec pinned to an exact version: `name@1.2.3` or `@scope/name@1.2.3`. */
-const pinnedPackage = z
-  .string()
-  .regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*@\d+\.\d+\.\d+[\w.+-]*$/i, {
-    error: "expected an npm package pinned to an exact version (name@1.2.3)",
-  });
+const pinnedPackage = z.string().regex(/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*@\d+\.\d+\.\d+[\w.+-]*$/i, {
+  error: "expected an npm package pinned to an exact version (name@1.2.3)",
+});
 
 export const AcpSchema = z.strictObject({
   /**
@@ -19,6 +17,11 @@ export const AcpSchema = z.strictObject({
   command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
   /** Installed on first use into the shared agent cache (see harnesses/acp/install.ts). */
   packages: z.array(pinnedPackage, { error: "expected an array of npm specs" }).optional(),
+  /**
+   * An `authenticate` method to call after `initialize` (one of the agent's `authMethods`, e.g.
+   * codex-acp's `api-key`, which reads OPENAI_API_KEY — the rollout secret).
+   */
+  auth_method: z.string().min(1).optional(),
   /** How permission requests are answered: the first allow option, or the first reject one. */
   permission: z.enum(["allow", "deny"]).optional(),
   /** Seconds one `session/prompt` may take before it is cancelled and the rollout fails. */

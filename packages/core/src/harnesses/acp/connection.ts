@@ -111,6 +111,12 @@ export class AcpAgent {
     this.capabilities = r.agentCapabilities ?? {};
   }
 
+  async authenticate(methodId: string): Promise<void> {
+    await this.call(`authenticate (${methodId})`, () =>
+      this.connection.agent.request("authenticate", { methodId }),
+    );
+  }
+
   async newSession(params: acp.NewSessionRequest): Promise<void> {
     const r = await this.call("session/new", () => this.connection.agent.request("session/new", params));
     this.sessionId = r.sessionId;
@@ -201,7 +207,10 @@ export class AcpAgent {
   }
 }
 
-function answerPermission(req: acp.RequestPermissionRequest, policy: PermissionPolicy): acp.RequestPermissionResponse {
+function answerPermission(
+  req: acp.RequestPermissionRequest,
+  policy: PermissionPolicy,
+): acp.RequestPermissionResponse {
   const wanted = policy === "allow" ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"];
   const option = req.options.find((o) => wanted.includes(o.kind));
   return { outcome: option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" } };

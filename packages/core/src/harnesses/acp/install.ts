@@ -23,9 +23,7 @@ export function agentCacheRoot(): string {
 
 /** `@agentclientprotocol/codex-acp@2.6.0` → `codex-acp@2.6.0`; several specs join with `+`. */
 export function cacheKey(packages: readonly string[]): string {
-  return packages
-    .map((p) => p.replace(/^@[^/]+\//, "").replace(/[^A-Za-z0-9._@+-]/g, "_"))
-    .join("+");
+  return packages.map((p) => p.replace(/^@[^/]+\//, "").replace(/[^A-Za-z0-9._@+-]/g, "_")).join("+");
 }
 
 /** Where an installed package's executable lives. */
@@ -64,7 +62,8 @@ async function install(dir: string, packages: readonly string[]): Promise<string
   try {
     if (await isReady(dir, packages)) return dir;
     await rm(join(dir, ".ready"), { force: true });
-    if (!existsSync(join(dir, "package.json"))) await writeFile(join(dir, "package.json"), '{"private":true}\n');
+    if (!existsSync(join(dir, "package.json")))
+      await writeFile(join(dir, "package.json"), '{"private":true}\n');
     const argv = [
       "npm",
       "install",
@@ -105,7 +104,8 @@ async function acquire(lock: string): Promise<void> {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
     try {
-      if (Date.now() - (await stat(lock)).mtimeMs > STALE_LOCK_MS) await rm(lock, { recursive: true, force: true });
+      if (Date.now() - (await stat(lock)).mtimeMs > STALE_LOCK_MS)
+        await rm(lock, { recursive: true, force: true });
     } catch {
       // Released between the mkdir and the stat: try again at once.
       continue;

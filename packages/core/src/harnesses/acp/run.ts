@@ -35,7 +35,6 @@ export interface AgentSetup {
 export interface AcpPlan {
   /** The resolved `[harness.acp]` settings (preset defaults under the config's). */
   acp: AcpConfig;
-  // biome-ignore lint/suspicious/noExplicitAny: the preset reads only task-independent parts
   setup?(ctx: HarnessContext<any>, ep: RolloutEndpoint, system: string | null): Promise<AgentSetup>;
 }
 
@@ -54,6 +53,21 @@ function splitPrompt<D extends TaskData>(ctx: HarnessContext<D>): { system: stri
     .map((m) => contentText(m.content))
     .join("\n\n");
   return { system: system === "" ? null : system, user };
+}
+
+/**
+ * `harness.env` values may name the rollout's own variables as `${NAME}` (the endpoint and
+ * secret exist only per rollout, so a config cannot spell them out): an agent that wants them in
+ * its own variable, e.g. codex-acp's DEFAULT_AUTH_REQUEST, gets them so.
+ */
+export function expandEnv(
+  env: Record<string, string>,
+  rollout: Record<string, string>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env))
+    out[k] = v.replace(/\$\{([A-Z0-9_]+)\}/g, (whole, name: string) => rollout[name] ?? whole);
+  return out;
 }
 
 async function resolveArgv(config: AcpConfig): Promise<string[]> {
@@ -82,7 +96,8 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
   try {
     if (!ctx.runtime.interactiveCommand)
       throw new HarnessError(`runtime "${ctx.runtime.kind}" cannot run a long-lived ACP agent`);
-    const env = { ...ctx.config.env, ...(await programEnv(ctx)), ...setup.env };
+    const rollout = await programEnv(ctx);
+    const env = { ...expandEnv(ctx.config.env, rollout), ...rollout, ...setup.env };
     const cmd = ctx.runtime.interactiveCommand(argv, env);
     agent = await AcpAgent.start({
       argv: cmd.argv,
@@ -91,6 +106,7 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
       permission: config.permission ?? "allow",
     });
     await agent.initialize();
+    if (config.auth_method) await agent.authenticate(config.auth_method);
     const servers = config.mcp === "config" ? {} : mcpServersConfig(ctx.toolbox, ep).mcpServers;
     const mcpServers: acp.McpServer[] = Object.entries(servers).map(([name, s]) => ({
       type: "http",

@@ -47,7 +47,7 @@ export const countTokensRoute: InterceptionRoute = {
   async handle({ session, json, res }) {
     let parsed: ReturnType<typeof parseAnthropicConversation>;
     try {
-      parsed = parseAnthropicConversation(await json(), {}, true);
+      parsed = parseAnthropicConversation(await json());
     } catch (e) {
       if (e instanceof HttpError) throw e;
       throw new HttpError(400, errorMessage(e));

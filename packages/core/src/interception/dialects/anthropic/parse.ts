@@ -8,8 +8,17 @@ import type { Sampling } from "../../../clients/client.ts";
 import { pyJsonDumps } from "../../../renderers/py-json.ts";
 import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
 import type { DialectRequest, ParseOptions } from "../dialect.ts";
-import { array, checkFields, fail, functionTool, type Json, object, optionalNumber, string } from "../fields.ts";
-import { ANTHROPIC_FIELDS, COUNT_TOKENS_FIELDS } from "./request-fields.ts";
+import {
+  array,
+  checkFields,
+  fail,
+  functionTool,
+  type Json,
+  object,
+  optionalNumber,
+  string,
+} from "../fields.ts";
+import { ANTHROPIC_FIELDS } from "./request-fields.ts";
 
 type Part = Exclude<Content, string>[number];
 
@@ -24,8 +33,9 @@ export interface AnthropicBody {
  * `messages` (Claude Code puts its environment block there) is a system message where it
  * stands; server tools (Anthropic runs them; they are not here) are left out and listed.
  */
-export function parseAnthropicConversation(body: Json, options: ParseOptions = {}, countOnly = false): AnthropicBody {
-  checkFields(body, countOnly ? COUNT_TOKENS_FIELDS : ANTHROPIC_FIELDS, "it needs Anthropic's servers");
+export function parseAnthropicConversation(body: Json, options: ParseOptions = {}): AnthropicBody {
+  // count_tokens bodies are checked against the same list: they are a Messages body to count.
+  checkFields(body, ANTHROPIC_FIELDS, "it needs Anthropic's servers");
   const messages: Message[] = [];
   const system = body["system"];
   if (system != null) {
@@ -38,7 +48,8 @@ export function parseAnthropicConversation(body: Json, options: ParseOptions = {
     const m = object(raw, path);
     if (m["role"] === "assistant") messages.push(assistantMessage(m["content"], `${path}.content`));
     else if (m["role"] === "user") messages.push(...userMessages(m["content"], `${path}.content`));
-    else if (m["role"] === "system") messages.push({ role: "system", content: blocksContent(m["content"], `${path}.content`) });
+    else if (m["role"] === "system")
+      messages.push({ role: "system", content: blocksContent(m["content"], `${path}.content`) });
     else fail(`${path}.role`, `expected user, assistant or system, got ${JSON.stringify(m["role"])}`);
   });
   return { messages, ...parseTools(body["tools"], options.refuseHostedTools === true) };
@@ -69,7 +80,8 @@ export function parseAnthropicRequest(body: Json, options: ParseOptions = {}): D
 }
 
 /** Anthropic's server tools are versioned types (`web_search_20250305`, `code_execution_…`). */
-const SERVER_TOOL = /^(web_search|web_fetch|code_execution|bash|text_editor|computer|memory|tool_search_tool_[a-z]+|mcp_toolset)(_\d{8})?$/;
+const SERVER_TOOL =
+  /^(web_search|web_fetch|code_execution|bash|text_editor|computer|memory|tool_search_tool_[a-z]+|mcp_toolset)(_\d{8})?$/;
 
 function parseTools(raw: unknown, refuseHosted: boolean): { tools: Tool[]; droppedTools: string[] } {
   const out = { tools: [] as Tool[], droppedTools: [] as string[] };
@@ -79,7 +91,11 @@ function parseTools(raw: unknown, refuseHosted: boolean): { tools: Tool[]; dropp
     const tool = object(t, path);
     const type = tool["type"];
     if (typeof type === "string" && type !== "custom" && SERVER_TOOL.test(type)) {
-      if (refuseHosted) fail(`${path}.type`, `the server tool ${JSON.stringify(type)} runs on Anthropic's servers, which this environment does not have`);
+      if (refuseHosted)
+        fail(
+          `${path}.type`,
+          `the server tool ${JSON.stringify(type)} runs on Anthropic's servers, which this environment does not have`,
+        );
       out.droppedTools.push(type);
       return;
     }

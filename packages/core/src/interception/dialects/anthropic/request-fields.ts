@@ -33,10 +33,3 @@ export const ANTHROPIC_FIELDS: Record<string, FieldPolicy> = {
   container: "refused",
   mcp_servers: "refused",
 };
-
-/** `count_tokens` takes the prompt-shaping subset. */
-export const COUNT_TOKENS_FIELDS: Record<string, FieldPolicy> = Object.fromEntries(
-  ["model", "messages", "system", "tools", "thinking", "tool_choice", "context_management", "output_config", "mcp_servers"].map(
-    (k) => [k, ANTHROPIC_FIELDS[k]!],
-  ),
-);

@@ -12,7 +12,12 @@ import { encryptedReasoning } from "./reasoning.ts";
 import { CUSTOM_INPUT } from "./tools.ts";
 
 /** A call as the program knows the tool: its namespace member or custom tool, else as named. */
-function callItem(r: ModelResponse, request: DialectRequest, c: { id: string; name: string; arguments: string }, i: number): Json {
+function callItem(
+  r: ModelResponse,
+  request: DialectRequest,
+  c: { id: string; name: string; arguments: string },
+  i: number,
+): Json {
   const wire = request.wireTools?.get(c.name);
   const namespace = wire?.namespace ? { namespace: wire.namespace } : {};
   if (wire?.custom) {
@@ -21,7 +26,15 @@ function callItem(r: ModelResponse, request: DialectRequest, c: { id: string; na
       const args = JSON.parse(c.arguments);
       if (typeof args?.[CUSTOM_INPUT] === "string") input = args[CUSTOM_INPUT];
     } catch {}
-    return { id: `ctc_${r.id}_${i}`, type: "custom_tool_call", call_id: c.id, name: wire.name, ...namespace, input, status: "completed" };
+    return {
+      id: `ctc_${r.id}_${i}`,
+      type: "custom_tool_call",
+      call_id: c.id,
+      name: wire.name,
+      ...namespace,
+      input,
+      status: "completed",
+    };
   }
   return {
     id: `fc_${r.id}_${i}`,
@@ -128,7 +141,10 @@ export function responsesEvents(r: ModelResponse, request: DialectRequest, model
       emit("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
       emit("response.content_part.done", { ...at, content_index: 0, part: { ...part, text } });
     } else if (item["type"] === "custom_tool_call") {
-      emit("response.output_item.added", { output_index, item: { ...item, status: "in_progress", input: "" } });
+      emit("response.output_item.added", {
+        output_index,
+        item: { ...item, status: "in_progress", input: "" },
+      });
       emit("response.custom_tool_call_input.delta", { ...at, delta: item["input"] });
       emit("response.custom_tool_call_input.done", { ...at, input: item["input"] });
     } else {

@@ -12,8 +12,8 @@ import type { Sampling } from "../../../clients/client.ts";
 import type { AssistantMessage, Content, Message, ToolCall } from "../../../types.ts";
 import type { DialectRequest, ParseOptions } from "../dialect.ts";
 import { array, fail, isObject, type Json, object, optionalString, refuseIfSet, string } from "../fields.ts";
-import { checkResponsesFields } from "./request-fields.ts";
 import { readReasoning } from "./reasoning.ts";
+import { checkResponsesFields } from "./request-fields.ts";
 import { CUSTOM_INPUT, namespacedName, parseResponsesTools } from "./tools.ts";
 
 const NOT_STORED = "envroll stores no responses; send the whole conversation in `input` (store: false)";

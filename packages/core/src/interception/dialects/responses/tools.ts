@@ -84,16 +84,26 @@ export function parseResponsesTools(raw: unknown, refuseHosted: boolean): Parsed
         const at = `${path}.tools[${j}]`;
         const member = object(m, at);
         if (member["type"] !== "function" && member["type"] !== "custom")
-          fail(`${at}.type`, `a namespace holds function or custom tools, got ${JSON.stringify(member["type"])}`);
+          fail(
+            `${at}.type`,
+            `a namespace holds function or custom tools, got ${JSON.stringify(member["type"])}`,
+          );
         const inner = member["type"] === "custom" ? customTool(member, at) : fnTool(member, at);
         const name = inner.name;
         inner.name = namespacedName(namespace, name);
         out.tools.push(inner);
-        out.wire.set(inner.name, { name, namespace, ...(member["type"] === "custom" ? { custom: true } : {}) });
+        out.wire.set(inner.name, {
+          name,
+          namespace,
+          ...(member["type"] === "custom" ? { custom: true } : {}),
+        });
       });
     } else if (typeof type === "string" && HOSTED_TOOLS.has(type)) {
       if (refuseHosted)
-        fail(`${path}.type`, `the hosted tool ${JSON.stringify(type)} runs on OpenAI's servers, which this environment does not have`);
+        fail(
+          `${path}.type`,
+          `the hosted tool ${JSON.stringify(type)} runs on OpenAI's servers, which this environment does not have`,
+        );
       out.dropped.push(type);
     } else fail(`${path}.type`, `unsupported tool type ${JSON.stringify(type)}`);
   });
