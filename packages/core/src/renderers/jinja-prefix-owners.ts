@@ -3,7 +3,8 @@
  * prefix `messages[:k+1]` and give message k the text past the longest common prefix with the
  * previous render. Quadratic in the conversation (every prefix is rendered), so it is only the
  * fallback. History a template rewrites when a message is added (e.g. Qwen3 dropping a think
- * block) is re-anchored to its earlier owner by the tail of its old text.
+ * block) is re-anchored to its earlier owner by the tail of its old text. A prefix the template
+ * cannot render alone gives its text to the next message.
  */
 import type { RenderMessage, RenderOptions } from "./renderer.ts";
 
@@ -36,7 +37,18 @@ export function prefixDiffOwners(
     for (let c = common; c < text.length; c++) owner.push(c < keepUntil ? previousOwner : who);
     prev = text;
   };
-  for (let k = 0; k < messages.length; k++) claim(renderText(messages.slice(0, k + 1), base), k);
+  for (let k = 0; k < messages.length; k++) {
+    let text: string;
+    try {
+      text = renderText(messages.slice(0, k + 1), base);
+    } catch (e) {
+      // A prefix the template refuses (Llama 3.1's with tools and only a system message): its
+      // text is claimed by the next message that renders. The whole conversation must render.
+      if (k === messages.length - 1) throw e;
+      continue;
+    }
+    claim(text, k);
+  }
   const loopEnd = prev.length;
   const full = options.addGenerationPrompt ? renderText(messages, options) : prev;
   claim(full, -1);

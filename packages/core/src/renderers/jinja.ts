@@ -4,8 +4,9 @@
  * evaluator (`template/`; the library's interpreter where the template uses what the compiler
  * lacks, see `jinja-evaluator.ts`), tokenized with the matching tokenizer. It is for families
  * without a hand-written renderer, so it promises less:
- * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass),
- *   except that `tojson` prints floats the JavaScript way (`1.0` → `1`, `1e-05` → `0.00001`);
+ * - ids equal HF `apply_chat_template(tokenize=True)` (text rendered, then encoded in one pass,
+ *   strings and values printed as Python prints them), except that an integral float in the
+ *   inputs (`1.0`) reaches the template as the integer it equals in JavaScript;
  * - attribution comes from one instrumented render (`jinja-attribution.ts`; prefix diffs for
  *   templates it cannot describe); `sampledMask` marks an assistant's text after the opener the
  *   generation prompt writes up to its last stop token — exact for formats where the
@@ -13,9 +14,13 @@
  * - `bridge` extends the sampled tokens only where it can check, on the spot, that the template
  *   renders the history before the sampled turn unchanged (`jinja-bridge.ts`); otherwise it
  *   declines and says why;
- * - `parse` is plain text up to the first stop id, optionally with Qwen-style `<tool_call>` JSON.
+ * - `parse` is plain text up to the first stop id, with the family's tool calls where a tool
+ *   parser is set (Qwen-style `<tool_call>` JSON, DeepSeek-V3's call tokens, Llama 3.x JSON);
+ * - a request with tools is refused when the template neither reads `tools` nor renders tool
+ *   calls (Gemma 3's, the minimal Llama 3 one): the tools would be silently dropped.
  */
 import { Template } from "@huggingface/jinja";
+import { UnsupportedError } from "../errors.ts";
 import type { TokenIds } from "../token-sequence.ts";
 import type { Tokenizer } from "../tokenizer/index.ts";
 import type { Segment } from "./attribution.ts";
@@ -30,14 +35,15 @@ import {
 } from "./jinja-attribution.ts";
 import { type BridgeContext, jinjaBridge } from "./jinja-bridge.ts";
 import { TemplateEvaluator } from "./jinja-evaluator.ts";
-import { definedNames } from "./jinja-loop-shape.ts";
+import { definedNames, readsVariable } from "./jinja-loop-shape.ts";
 import { indexIn, messagesVariable, messageValues } from "./jinja-message-values.ts";
+import { toPlain, toTemplateMessages } from "./jinja-plain.ts";
 import { prefixDiffOwners } from "./jinja-prefix-owners.ts";
 import { patchJinjaPythonSemantics } from "./jinja-python-semantics.ts";
 import { type Spans, tokenizeOwned, toSegments } from "./jinja-segments.ts";
 import { PromptRecords, type RenderState } from "./jinja-sessions.ts";
+import { parseLlama3ToolCalls } from "./llama3-tool-calls.ts";
 import { assertWellFormed, contentText, messageRoles, messageToolNames } from "./messages.ts";
-import { PyFloat } from "./py-json.ts";
 import type {
   BridgedTokens,
   BridgeOptions,
@@ -60,12 +66,16 @@ export interface JinjaRendererOptions {
   stopTokenIds?: number[];
   /**
    * "qwen3" parses `<tool_call>{json}</tool_call>` blocks, "deepseek-v3" DeepSeek's tool-call
-   * section, both by their special-token ids.
+   * section, both by their special-token ids; "llama3" Llama 3.x JSON calls (bare, or after
+   * `<|python_tag|>`), and hands the template tool-call arguments as objects (its `tojson`
+   * and `items` expect a dict, as HF's callers pass it).
    */
-  toolParser?: "qwen3" | "deepseek-v3" | null;
+  toolParser?: ToolParserName | null;
   /** Default for the template's `enable_thinking` (not passed when undefined). */
   enableThinking?: boolean;
 }
+
+export type ToolParserName = "qwen3" | "deepseek-v3" | "llama3";
 
 /** Text of one render with each character's owner (message index or -1). */
 export interface OwnedText {
@@ -81,6 +91,9 @@ export class JinjaRenderer implements Renderer {
   private readonly template: Template;
   private readonly vars: Record<string, unknown>;
   private readonly toolIds: { open: number; close: number } | null;
+  /** False when the template neither reads `tools` nor renders tool calls (tools are refused). */
+  readonly rendersTools: boolean;
+  private readonly plain: (x: unknown) => unknown;
   private opener: string | null = null;
   private readonly defined: ReadonlySet<string>;
   /** The compiled evaluator, or the library where the template uses what it lacks. */
@@ -100,6 +113,10 @@ export class JinjaRenderer implements Renderer {
     patchJinjaPythonSemantics();
     this.template = new Template(source);
     this.defined = definedNames(this.template.parsed);
+    // DeepSeek-V3's template renders calls and results but no declarations: tools are allowed.
+    this.rendersTools = readsVariable(this.template.parsed, "tools") || source.includes("tool_calls");
+    const objectArguments = options.toolParser === "llama3";
+    this.plain = (x) => toTemplateMessages(x, objectArguments);
     this.evaluator = new TemplateEvaluator(this.template, this.defined);
     this.markable =
       !MARKER_CHARS.test(source) && !MARKER_CHARS.test(JSON.stringify(options.templateVars ?? {}));
@@ -110,6 +127,10 @@ export class JinjaRenderer implements Renderer {
       ...(options.templateVars ?? {}),
     };
     this.stopTokenIds = options.stopTokenIds ?? this.defaultStops();
+    // Llama 3.x ends a `<|python_tag|>` call with <|eom_id|>, not the turn's <|eot_id|>.
+    const eom = tokenizer.tokenToId("<|eom_id|>");
+    if (!options.stopTokenIds && options.toolParser === "llama3" && eom !== undefined)
+      this.stopTokenIds.push(eom);
     const open = tokenizer.tokenToId("<tool_call>");
     const close = tokenizer.tokenToId("</tool_call>");
     this.toolIds =
@@ -152,7 +173,7 @@ export class JinjaRenderer implements Renderer {
   ): Record<string, unknown> {
     const ctx: Record<string, unknown> = {
       ...this.vars,
-      messages: messagesValue ?? toPlain(messages),
+      messages: messagesValue ?? this.plain(messages),
       add_generation_prompt: options.addGenerationPrompt ?? false,
     };
     if (options.tools != null) ctx.tools = toPlain(options.tools);
@@ -163,7 +184,17 @@ export class JinjaRenderer implements Renderer {
 
   /** The template's text for these inputs (HF `apply_chat_template(tokenize=False)`). */
   renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
+    this.refuseUnrenderedTools(options);
     return this.evaluator.text(this.context(messages, options));
+  }
+
+  /** Tools the template would silently drop are an error, not a prompt without them. */
+  refuseUnrenderedTools(options: RenderOptions): void {
+    if (options.tools && options.tools.length > 0 && !this.rendersTools)
+      throw new UnsupportedError(
+        `${this.name}: the chat template has no tool support (it never reads \`tools\` or renders tool calls); ` +
+          "a request with tools is refused (use a checkpoint whose template renders tools)",
+      );
   }
 
   /**
@@ -202,7 +233,7 @@ export class JinjaRenderer implements Renderer {
       if (holdsMarker(messages)) return null;
       return this.evaluator.marked(this.context(messages, options), messages.length);
     }
-    const values = messageValues(messages, previous?.values ?? null, toPlain);
+    const values = messageValues(messages, previous?.values ?? null, this.plain);
     if (values.some((v) => v.hasMarker)) return null;
     const ctx = this.context(messages, options, messagesVariable(values));
     const memo = {
@@ -218,6 +249,7 @@ export class JinjaRenderer implements Renderer {
 
   render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
     assertWellFormed(messages);
+    this.refuseUnrenderedTools(options);
     const prompt = options.addGenerationPrompt === true;
     // No loop records: the compiled evaluator keeps none, and a bridge from this prompt
     // records its own (one library render of the conversation, then incremental ones).
@@ -290,16 +322,22 @@ export class JinjaRenderer implements Renderer {
     return best >= 0 ? best : text.length;
   }
 
-  parse(completionIds: number[], _options?: { tools?: RenderTool[] | null }): ParsedResponse {
+  parse(completionIds: number[], options?: { tools?: RenderTool[] | null }): ParsedResponse {
     let end = completionIds.findIndex((id) => this.stopTokenIds.includes(id));
     if (end < 0) end = completionIds.length;
     const ids = completionIds.slice(0, end);
+    const parser = this.options.toolParser;
     const { contentIds, toolCalls } =
-      this.options.toolParser === "deepseek-v3"
+      parser === "deepseek-v3"
         ? parseDeepSeekToolCalls(this.tokenizer, ids)
-        : this.toolIds
-          ? parseHermesToolCalls(this.tokenizer, ids, this.toolIds.open, this.toolIds.close)
-          : { contentIds: ids, toolCalls: [] };
+        : parser === "llama3"
+          ? parseLlama3ToolCalls(this.tokenizer, ids, this.tokenizer.tokenToId("<|python_tag|>"), {
+              // A bare JSON reply is a call only where tools were offered (it may be an answer).
+              bareJson: (options?.tools?.length ?? 0) > 0,
+            })
+          : this.toolIds
+            ? parseHermesToolCalls(this.tokenizer, ids, this.toolIds.open, this.toolIds.close)
+            : { contentIds: ids, toolCalls: [] };
     let text = this.tokenizer.decode(contentIds);
     let reasoning: string | null = null;
     const close = text.indexOf("</think>");
@@ -332,17 +370,4 @@ function commonPrefix(a: string, b: string): number {
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
-}
-
-/** Plain JSON values for the template engine (PyFloat → number, bigint → number). */
-function toPlain(x: unknown): unknown {
-  if (x instanceof PyFloat) return x.value;
-  if (typeof x === "bigint") return Number(x);
-  if (Array.isArray(x)) return x.map(toPlain);
-  if (x && typeof x === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) out[k] = toPlain(v);
-    return out;
-  }
-  return x;
 }
