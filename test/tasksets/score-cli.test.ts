@@ -113,3 +113,36 @@ test("the command reads stdin and writes one JSON line per input line", () => {
   assert.match(JSON.parse(lines[1]!).error, /^line 2:/);
   assert.equal(r.status, 1, r.stderr);
 });
+
+test("score runs the config's judges: short-answer's reference judge, offline on the built-in engine", () => {
+  const bin = new URL("../../packages/cli/bin/envroll.mjs", import.meta.url).pathname;
+  const task = { prompt: "What is the capital of France?", answer: ["Paris"] };
+  const input = `${JSON.stringify({ task, reply: "Paris" })}\n${JSON.stringify({ task, reply: "Lyon" })}\n`;
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [bin, "score", "short-answer", ...args], { input, encoding: "utf8" });
+  const r = run();
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(
+    r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l)),
+    [
+      { reward: 1, rewards: { reference: 1 }, metrics: { exact_match: 1 } },
+      { reward: 0, rewards: { reference: 0 }, metrics: { exact_match: 0 } },
+    ],
+  );
+  assert.match(r.stderr, /answered by the built-in engine \(judge policy\)/);
+  // Left out on request: only the taskset's own handlers.
+  const none = run("--no-judges");
+  assert.deepEqual(JSON.parse(none.stdout.split("\n")[0]!), {
+    reward: 0,
+    rewards: {},
+    metrics: { exact_match: 1 },
+  });
+  // An explicit endpoint is kept; one that is down is each line's JudgeError, never a 0.
+  const dead = run("--taskset.task.judges", '[{ id = "reference", base_url = "http://127.0.0.1:9/v1" }]');
+  assert.equal(dead.status, 1, dead.stderr);
+  for (const l of dead.stdout.trim().split("\n"))
+    assert.match(JSON.parse(l).error, /JudgeError: judge reference: no verdict/);
+});

@@ -6,27 +6,32 @@
  * `{"error": "line N: …"}` and scoring continues (exit code 1 at the end).
  *
  * The reply becomes a finished trace (`Trace.fromReplies`) behind the task's prompt, and goes
- * through the same scoring as a live rollout: metrics, rewards, then group rewards for groups
- * of two or more. Handlers that need a runtime get a fresh one of the taskset's declared type
+ * through the same scoring as a live rollout: metrics, rewards, the config's judges (see
+ * score-judges.ts; `--no-judges` leaves them out), then group rewards for groups of two or more. Handlers that need a runtime get a fresh one of the taskset's declared type
  * per reply (the sandbox for code-golf) unless `--no-runtime`, which skips them instead.
  */
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
+import { loadConfigAndTaskset } from "envroll/internal/config/index.ts";
 import { taskPrompt } from "envroll/internal/harnesses/prompt.ts";
-import { resolveTaskset } from "envroll/internal/loaders.ts";
+import type { LoadedJudge } from "envroll/internal/judges/loader.ts";
 import { createRuntime } from "envroll/internal/runtimes/index.ts";
 import type { Runtime } from "envroll/internal/runtimes/runtime.ts";
 import { scoreGroup, scoreTrace } from "envroll/internal/scoring.ts";
 import type { Taskset } from "envroll/internal/task.ts";
 import { Trace } from "envroll/internal/trace/trace.ts";
 import { type Message, MessageSchema, type TaskData, TaskDataSchema } from "envroll/internal/types.ts";
+import { resolveTarget, splitArgs, UsageError } from "./args.ts";
+import { scoreJudges } from "./score-judges.ts";
 
 export interface ScoreOptions {
   /** Give runtime-needing handlers a runtime (default true). */
   runtime: boolean;
   /** Let a sandbox runtime fall back to rlimits-only subprocesses where bubblewrap cannot run. */
   allowUnsandboxed?: boolean;
+  /** Plugged judges, scored after the rewards (a failure is the line's JudgeError). */
+  judges?: readonly LoadedJudge[];
 }
 
 export interface ScoredReply {
@@ -74,7 +79,7 @@ async function scoreOne(
     await runtime.start();
   }
   try {
-    await scoreTrace(taskset, trace, { task, runtime });
+    await scoreTrace(taskset, trace, { task, runtime }, options.judges ?? []);
   } finally {
     await runtime?.stop();
   }
@@ -147,7 +152,7 @@ export function registerScoreCommand(program: Command): void {
     .description(
       "Re-score replies offline: one {task, reply | messages | replies} JSON object per stdin line",
     )
-    .argument("<taskset>", "built-in taskset id or a path to a taskset module")
+    .argument("<taskset>", "built-in taskset id, a taskset module or package path, or a config.toml")
     .option("--jsonl", "read JSON Lines (the only input format; accepted for explicitness)")
     .option("-i, --input <file>", "read this file instead of stdin")
     .option(
@@ -158,14 +163,38 @@ export function registerScoreCommand(program: Command): void {
       "--allow-unsandboxed",
       "without bubblewrap, run programs as plain subprocesses with rlimits (no isolation)",
     )
-    .action(async (id: string, opts: { input?: string; runtime: boolean; allowUnsandboxed?: boolean }) => {
-      const taskset = await resolveTaskset(id);
-      const input = opts.input ? createReadStream(opts.input, "utf8") : process.stdin;
-      const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-      const failed = await scoreStream(taskset, lines, (l) => process.stdout.write(`${l}\n`), {
-        runtime: opts.runtime,
-        allowUnsandboxed: opts.allowUnsandboxed === true,
-      });
-      if (failed > 0) process.exitCode = 1;
-    });
+    .option("--no-judges", "leave out the config's judges (taskset.task.judges)")
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .addHelpText("after", "\nAny config key can be set with --KEY.PATH VALUE (the judges' too), as for eval")
+    .action(
+      async (
+        _target: string,
+        opts: { input?: string; runtime: boolean; allowUnsandboxed?: boolean; judges: boolean },
+        cmd: Command,
+      ) => {
+        const { positionals, overrides } = splitArgs(cmd.args);
+        if (positionals.length !== 1)
+          throw new UsageError(`name one taskset or config.toml, got ${positionals.length}`);
+        const t = resolveTarget(positionals[0]!);
+        const { config, taskset } = await loadConfigAndTaskset(
+          t.kind === "config" ? t.path : { taskset: { id: t.id } },
+          overrides,
+        );
+        const say = (line: string) => process.stderr.write(`${line}\n`);
+        const judges = opts.judges ? await scoreJudges(config, say) : null;
+        try {
+          const input = opts.input ? createReadStream(opts.input, "utf8") : process.stdin;
+          const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+          const failed = await scoreStream(taskset, lines, (l) => process.stdout.write(`${l}\n`), {
+            runtime: opts.runtime,
+            allowUnsandboxed: opts.allowUnsandboxed === true,
+            judges: judges?.judges ?? [],
+          });
+          if (failed > 0) process.exitCode = 1;
+        } finally {
+          await judges?.close();
+        }
+      },
+    );
 }
