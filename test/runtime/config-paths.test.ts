@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadConfig } from "../../packages/core/src/config/load.ts";
-import { argvFiles } from "../../packages/core/src/config/paths.ts";
+import { absolutizePaths, argvFiles } from "../../packages/core/src/config/paths.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 
 /** A folder with a config in `cfg/` and the files it names beside it. */
@@ -110,4 +110,31 @@ test("argvFiles lists the existing files an argv names by absolute path", () => 
     join(cfg, "agent.py"),
   ]);
   assert.deepEqual(argvFiles(undefined), []);
+});
+
+test("module, folder and hub-name values: paths become absolute, names stay", () => {
+  const { cfg } = project();
+  writeFileSync(join(cfg, "my-task.ts"), "export default {};\n");
+  writeFileSync(join(cfg, "judge.ts"), "export default {};\n");
+  const table = absolutizePaths(
+    {
+      model: "pkg",
+      taskset: { id: "./my-task.ts", task: { judges: [{ id: "./judge.ts" }, { id: "reference" }] } },
+      toolsets: [{ name: "s", command: ["python3", "agent.py"], cwd: "data" }],
+    },
+    cfg,
+  );
+  assert.deepEqual(table, {
+    model: join(cfg, "pkg"),
+    taskset: {
+      id: join(cfg, "my-task.ts"),
+      task: { judges: [{ id: join(cfg, "judge.ts") }, { id: "reference" }] },
+    },
+    toolsets: [{ name: "s", command: ["python3", join(cfg, "agent.py")], cwd: join(cfg, "data") }],
+  });
+  // A built-in id that happens to name a folder here is still the built-in.
+  mkdirSync(join(cfg, "reverse-text"));
+  assert.deepEqual(absolutizePaths({ taskset: { id: "reverse-text" } }, cfg), {
+    taskset: { id: "reverse-text" },
+  });
 });
