@@ -7,7 +7,8 @@
  * fake.json: {num_tasks, num_eval_tasks, delay_ms, slow_tasks: [..], slow_ms, slow_every (every
  * k-th task is slow), constant_reward_tasks: "odd" | [..], error_tasks: [..], error_message,
  * error_type, failing_groups: [..] (group-reward failures), multi_branch_tasks: [..], empty_tasks:
- * [..], empty_all (every trace of every group), cached_tokens, runs_log (a file: one line
+ * [..], empty_all (every trace of every group), shrink_tasks: [..] (member 0 failed and excluded
+ * by `retries.group = shrink`, as the episode marks it), cached_tokens, runs_log (a file: one line
  * "<split> <task>" per group run), requires_group_scoring}
  */
 import { appendFileSync, readFileSync } from "node:fs";
@@ -25,6 +26,10 @@ const slow = new Set<number>(cfg.slow_tasks ?? []);
 const errors = new Set<number>(cfg.error_tasks ?? []);
 const multiBranch = new Set<number>(cfg.multi_branch_tasks ?? []);
 const empty = new Set<number>(cfg.empty_tasks ?? []);
+const shrink = new Set<number>(cfg.shrink_tasks ?? []);
+const groupFailure = (outcome: string) => ({
+  info: { group_failure: { policy: "shrink", outcome, member_retries: 0, group_retries: 0 } },
+});
 const constant = (t: number) =>
   cfg.constant_reward_tasks === "odd" ? t % 2 === 1 : (cfg.constant_reward_tasks ?? []).includes(t);
 
@@ -69,6 +74,11 @@ const env = new FakeEnv({
         }
       : {}),
     ...((empty.has(t) && k === 0) || cfg.empty_all ? { branches: [] } : {}),
+    ...(shrink.has(t)
+      ? k === 0
+        ? { ...groupFailure("excluded"), errors: [{ type: "ToolsetError", message: "tool crashed" }] }
+        : groupFailure("kept")
+      : {}),
   }),
 });
 if (cfg.runs_log) {

@@ -189,7 +189,6 @@ export class Environment {
     const task = this.tasks[taskIndex];
     if (task === undefined)
       throw new RangeError(`task index ${taskIndex} out of range (0..${this.tasks.length - 1})`);
-    const grouped = this.requiresGroupScoring;
     const records: TraceRecord[] = new Array(n);
     const emit = (t: Trace) => {
       const r = t.toRecord();
@@ -197,7 +196,7 @@ export class Environment {
       onTrace?.(r);
     };
     const samplingFor = options.samplingFor;
-    const traces = await runEpisode({
+    await runEpisode({
       taskset: this.taskset,
       task,
       taskIndex,
@@ -215,12 +214,11 @@ export class Environment {
       signal: options.signal,
       limit,
       retry: this.config.retries.rollout,
+      groupFailure: this.config.retries.group,
       judges: this.judges,
       samplingFor: samplingFor ? (i) => samplingFor(taskIndex, i) : undefined,
-      // Without group rewards a trace is final as soon as its rollout ends: stream it right away.
-      onTrace: grouped ? undefined : emit,
+      onTrace: emit,
     });
-    if (grouped) for (const t of traces) emit(t);
     return records;
   }
 

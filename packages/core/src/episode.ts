@@ -1,12 +1,14 @@
 /**
  * An episode (Verifiers `Episode.run`): the n rollouts of one task under the shared rollout
- * semaphore, each with whole-rollout retries, then the task's group rewards once over all n
- * traces — errored ones included — after every rollout's runtime has been stopped. A group
- * reward failure escapes as GroupRewardError: it is the one failure that is not trace data,
- * because the group's scores would be unattributable.
+ * semaphore, each with whole-rollout retries, then the group-failure policy (`retries.group`:
+ * re-run, shrink or drop a group with failed members; group-failure.ts), then the task's group
+ * rewards once over the members that count — after every rollout's runtime has been stopped. A
+ * group reward failure escapes as GroupRewardError: it is the one failure that is not trace
+ * data, because the group's scores would be unattributable.
  */
-import type { RetryPolicy } from "./config/schema.ts";
+import type { GroupFailurePolicy, RetryPolicy } from "./config/schema.ts";
 import { ConfigError } from "./errors.ts";
+import { applyGroupFailure, scoredMembers } from "./group-failure.ts";
 import { runWithRetry } from "./retries.ts";
 import { type RolloutSpec, runRollout } from "./rollout.ts";
 import { scoreGroup } from "./scoring.ts";
@@ -19,9 +21,13 @@ export interface EpisodeSpec<D extends TaskData = TaskData> extends Omit<Rollout
   /** The rollout semaphore (`max_concurrent`), shared by every episode of a run. */
   limit: RolloutLimit;
   retry: RetryPolicy;
+  groupFailure: GroupFailurePolicy;
   /** Adds per-rollout sampling (e.g. a derived seed) over the config sampling. */
   samplingFor?: (rolloutIndex: number) => Record<string, unknown> | undefined;
-  /** Called per finished rollout (only when the task has no group rewards, so traces are final). */
+  /**
+   * Called once per final trace: as its rollout ends where nothing later can replace or re-mark
+   * it (one rollout, no group rewards, no re-runs), else once the group is decided and scored.
+   */
   onTrace?: (trace: Trace) => void;
 }
 
@@ -39,18 +45,39 @@ export function checkGroupSize(taskset: Taskset<any, any>, n: number): void {
 
 export async function runEpisode<D extends TaskData>(spec: EpisodeSpec<D>): Promise<Trace[]> {
   checkGroupSize(spec.taskset, spec.n);
+  const grouped = (spec.taskset.groupRewards?.length ?? 0) > 0;
+  const minSurvivors = grouped ? 2 : 1;
+  const policy = spec.groupFailure;
+  const decide = (group: Trace[]) =>
+    applyGroupFailure(
+      group,
+      policy,
+      (i) => spec.limit(() => retriedRollout(spec, i)),
+      minSurvivors,
+      spec.signal,
+    );
+  // A lone rollout without group rewards or re-runs is decided the moment it ends: stream it.
+  const alone = !grouped && spec.n === 1 && (policy.policy === "shrink" || policy.policy === "drop-group");
   const rollouts = new Array<Promise<Trace>>(spec.n);
-  for (let i = 0; i < spec.n; i++) rollouts[i] = spec.limit(() => retriedRollout(spec, i));
-  const traces = await Promise.all(rollouts);
-  if ((spec.taskset.groupRewards?.length ?? 0) > 0)
-    await scoreGroup(spec.taskset.groupRewards, spec.task, traces);
+  for (let i = 0; i < spec.n; i++) {
+    const run = spec.limit(() => retriedRollout(spec, i));
+    rollouts[i] = alone
+      ? run.then(async (t) => {
+          await decide([t]);
+          spec.onTrace?.(t);
+          return t;
+        })
+      : run;
+  }
+  if (alone) return Promise.all(rollouts);
+  const traces = await decide(await Promise.all(rollouts));
+  if (grouped) await scoreGroup(spec.taskset.groupRewards, spec.task, scoredMembers(traces));
+  for (const t of traces) spec.onTrace?.(t);
   return traces;
 }
 
-async function retriedRollout<D extends TaskData>(spec: EpisodeSpec<D>, i: number): Promise<Trace> {
-  const trace = await runWithRetry(() => runRollout(rolloutSpec(spec, i)), spec.retry, spec.signal);
-  spec.onTrace?.(trace);
-  return trace;
+function retriedRollout<D extends TaskData>(spec: EpisodeSpec<D>, i: number): Promise<Trace> {
+  return runWithRetry(() => runRollout(rolloutSpec(spec, i)), spec.retry, spec.signal);
 }
 
 /** Rollout `i` of the episode (its per-rollout sampling made afresh for every attempt). */

@@ -17,6 +17,7 @@ from helpers import assert_batch, evaluate, task_indices, train, wait_idle
 
 from envroll_miles import generate_rollout
 from envroll_miles.miles_types import load_types
+from envroll_miles.validation import EnvrollConfigError
 from envroll_miles.samples import envroll_meta, flatten
 
 pytestmark = needs_node
@@ -88,10 +89,23 @@ def test_failed_groups_are_dropped_and_counted(fake_service):
     out = train(fn, 0)
     assert sorted(task_indices(out.samples)) == [1, 2, 4]
     assert out.metrics["rollout/dynamic_filter/drop_trace_error"] == 2
-    fn_keep, _ = fake_service({"error_tasks": [0]}, rollout_batch_size=1, envroll_keep_failed_groups=True)
-    kept = train(fn_keep, 0)
-    assert {s.status.value for s in flatten(kept.samples[0])} == {"failed"}
-    assert envroll_meta(flatten(kept.samples[0])[0])["error"] == "ToolsetError: tool crashed"
+    # The old keep flag points at the one policy key now (retries.group in the env.toml).
+    with pytest.raises(EnvrollConfigError, match=r"retries\.group in the env\.toml"):
+        fake_service({"error_tasks": [0]}, rollout_batch_size=1, envroll_keep_failed_groups=True)
+
+
+def test_shrunk_groups_keep_survivors_and_mask_excluded_members(fake_service):
+    # retries.group = shrink: member 0 failed and was excluded by the episode; the group is kept
+    # at full size, the excluded member trains nothing and carries the survivors' mean reward.
+    fn, _ = fake_service({"shrink_tasks": [0]}, rollout_batch_size=1)
+    out = train(fn, 0)
+    assert task_indices(out.samples) == [0]
+    excluded, survivor = flatten(out.samples[0])
+    assert envroll_meta(excluded)["group_failure"] == "excluded" and excluded.status.value == "failed"
+    assert excluded.remove_sample and set(excluded.loss_mask) == {0}
+    assert excluded.reward == survivor.reward == 1
+    assert not survivor.remove_sample and 1 in survivor.loss_mask
+    assert "rollout/dynamic_filter/drop_trace_error" not in out.metrics
 
 
 def test_multi_branch_traces_need_compact_rollouts(fake_service):

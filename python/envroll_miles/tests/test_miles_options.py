@@ -89,7 +89,8 @@ def test_an_eval_in_which_every_group_failed_raises_with_the_reason(fake_service
 
 @needs_node
 def test_kept_empty_traces_are_one_masked_pad_token(fake_service):
-    fn, _ = fake_service({"empty_tasks": [0]}, rollout_batch_size=2, envroll_keep_failed_groups=True)
+    # retries.group = shrink keeps the group; its empty member was excluded by the episode.
+    fn, _ = fake_service({"empty_tasks": [0], "shrink_tasks": [0]}, rollout_batch_size=2)
     out = train(fn, 0)
     assert sorted(task_indices(out.samples)) == [0, 1]
     group = next(g for g in out.samples if envroll_meta(flatten(g)[0])["task_index"] == 0)

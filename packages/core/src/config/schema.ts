@@ -112,8 +112,24 @@ export const RolloutRetrySchema = z.strictObject({
   exclude: names.default([]),
 });
 
+/**
+ * What a group does with members whose final attempt failed (after `retries.rollout`), the same
+ * in eval, `envroll serve` and Miles (episode.ts applies it; docs: README "Failed members of a
+ * group"). `drop-group` is the default: dropping single failures skews the survivors' advantages
+ * toward the episodes that did not fail (often the short, easy ones), while dropping the group
+ * only skips that task for the step.
+ */
+export const GroupFailureSchema = z.strictObject({
+  policy: z.enum(["retry", "shrink", "drop-group", "retry-group"]).default("drop-group"),
+  /** Re-runs for `retry` (per failed member) and `retry-group` (whole group). */
+  max_retries: whole(0).default(2),
+  /** What `retry` and `retry-group` do once their re-runs are spent. */
+  fallback: z.enum(["shrink", "drop-group"]).default("drop-group"),
+});
+
 export const RetriesSchema = z.strictObject({
   rollout: RolloutRetrySchema.default({ max_retries: 0, include: [], exclude: [] }),
+  group: GroupFailureSchema.default({ policy: "drop-group", max_retries: 2, fallback: "drop-group" }),
 });
 
 /** An http(s) URL, checked at load so a typo names `client.base_url` instead of failing later as "Invalid URL". */
@@ -199,7 +215,10 @@ export const EnvConfigSchema = z.strictObject({
     disabled_tools: null,
   }),
   timeout: TimeoutSchema.default({ setup: null, rollout: null, finalize: null, scoring: null }),
-  retries: RetriesSchema.default({ rollout: { max_retries: 0, include: [], exclude: [] } }),
+  retries: RetriesSchema.default({
+    rollout: { max_retries: 0, include: [], exclude: [] },
+    group: { policy: "drop-group", max_retries: 2, fallback: "drop-group" },
+  }),
   python: PythonSchema.default({ executable: null, path: [] }),
   /** MCP servers offered as toolsets beside the taskset's own (see mcp/spec.ts). */
   toolsets: z.array(McpServerSpecSchema).default([]),
@@ -249,6 +268,7 @@ export type ClientConfig = EnvConfig["client"];
 export type EvalClientConfig = z.output<typeof EvalClientSchema>;
 export type TrainClientConfig = z.output<typeof TrainClientSchema>;
 export type RetryPolicy = z.output<typeof RolloutRetrySchema>;
+export type GroupFailurePolicy = z.output<typeof GroupFailureSchema>;
 export type TimeoutConfig = EnvConfig["timeout"];
 /** Verifiers calls the same keys EvalConfig when run by the eval CLI. */
 export type EvalConfig = EnvConfig;

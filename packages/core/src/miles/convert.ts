@@ -14,6 +14,11 @@
  * flattens a batch level by level, judging by its first element, so a batch must be all
  * `Sample` or all `list[Sample]` at each level.
  */
+import {
+  finalAttemptFailed as attemptFailed,
+  type GroupFailureInfo,
+  type MemberOutcome,
+} from "../group-failure.ts";
 import { taskPrompt } from "../harnesses/prompt.ts";
 import { pyStrip } from "../text/python-str.ts";
 import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
@@ -53,8 +58,12 @@ export class SampleCounter {
  * completed counts as a success.
  */
 export function finalAttemptFailed(trace: TraceRecord): boolean {
-  if (trace.errors.length === 0) return false;
-  return !(trace.attempts > 0 && trace.is_completed);
+  return attemptFailed({ errors: trace.errors, attempts: trace.attempts, completed: trace.is_completed });
+}
+
+/** The group-failure outcome the episode gave a member (group-failure.ts), if it gave one. */
+export function groupOutcome(trace: TraceRecord): MemberOutcome | undefined {
+  return (trace.info.group_failure as GroupFailureInfo | undefined)?.outcome;
 }
 
 /** failed > truncated > completed, as Miles reads them (FAILED = recoverable rollout failure). */
@@ -199,9 +208,9 @@ export function branchToSample(
  * is visible, in a shape Miles can carry: a zero-length response would break code that slices
  * `tokens[-response_length:]`, so one masked pad token stands for the response (after the prompt
  * tokens, or after a pad token when there were none: the trainer scores the response from the
- * position before it). Status failed, `remove_sample` so it never contributes loss. The Python
- * side drops such groups by default (reason `empty_trace`) and keeps them with
- * `--envroll-keep-failed-groups`; eval lists them as None rewards, never as samples.
+ * position before it). Status failed, `remove_sample` so it never contributes loss. Its group
+ * is dropped (reason `empty_trace`) unless `retries.group = shrink` excluded the member; eval
+ * lists such traces as None rewards, never as samples.
  */
 function emptySample(
   trace: TraceRecord,
@@ -283,7 +292,41 @@ export function tracesToGroup(
   const scratch = new SampleCounter(counter.nextGroupIndex, counter.nextIndex);
   const groupIndex = scratch.nextGroupIndex++;
   const group = traces.map((t) => traceToElement(t, groupIndex, scratch, opts));
+  maskExcluded(traces, group, opts);
   counter.nextGroupIndex = scratch.nextGroupIndex;
   counter.nextIndex = scratch.nextIndex;
   return group;
+}
+
+/**
+ * `shrink` (retries.group): members the policy excluded stay in the group, since Miles needs
+ * `n_samples_per_prompt` samples per group, but train nothing (`remove_sample`, zero loss mask)
+ * and carry the survivors' mean reward, so the group's mean — the baseline of every survivor's
+ * advantage — is the survivors' own. (With GRPO's std division the survivors' advantages are
+ * scaled by one factor per group; with `--disable-grpo-std-normalization` they are exact.)
+ */
+function maskExcluded(traces: readonly TraceRecord[], group: GroupElement[], opts: ConvertOptions): void {
+  const excluded = traces.map((t) => groupOutcome(t) === "excluded");
+  if (!excluded.includes(true)) return;
+  const survivors = traces.filter((_, i) => !excluded[i]).map((t) => traceReward(t, opts.rewardKey));
+  const mean = meanReward(survivors);
+  group.forEach((element, i) => {
+    if (!excluded[i]) return;
+    for (const s of Array.isArray(element) ? element : [element]) {
+      s.remove_sample = true;
+      s.loss_mask = s.loss_mask.map(() => 0);
+      s.reward = mean;
+      s.metadata.envroll.group_failure = "excluded";
+    }
+  });
+}
+
+function meanReward(rewards: readonly (number | Record<string, number>)[]): number | Record<string, number> {
+  const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const first = rewards[0];
+  if (first === undefined || typeof first === "number") return avg(rewards as number[]);
+  const keys = Object.keys(first);
+  return Object.fromEntries(
+    keys.map((k) => [k, avg(rewards.map((r) => (r as Record<string, number>)[k] ?? 0))]),
+  );
 }

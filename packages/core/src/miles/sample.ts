@@ -27,6 +27,8 @@ export interface EnvrollSampleMetadata {
   weight_versions: string[];
   /** True when the trace produced no sampled token: one masked pad token stands for its response. */
   empty?: boolean;
+  /** `excluded`: a failed member `retries.group = shrink` keeps in the group untrained. */
+  group_failure?: "excluded";
 }
 
 export interface MilesSample {

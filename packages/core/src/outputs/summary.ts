@@ -10,6 +10,7 @@
  * - a rollout is correct when its reward ≥ `pass_threshold` (0.5 by default);
  * - per-key means are over the traces that recorded that key.
  */
+import type { GroupFailureInfo } from "../group-failure.ts";
 import type { TasksetOrigin } from "../task.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import { passStats } from "./pass-at-k.ts";
@@ -57,6 +58,13 @@ export interface Summary {
   tokens: { prompt: number; completion: number; total: number; mean_total_per_rollout: number };
   time: { rollout_seconds_total: number; rollout_seconds_mean: number; wall_seconds: number | null };
   turns: { total: number; mean: number };
+  /** What `retries.group` did: groups dropped or re-run, members excluded or re-run. */
+  group_failure: {
+    groups_dropped: number;
+    groups_retried: number;
+    members_excluded: number;
+    member_retries: number;
+  };
 }
 
 export function mean(xs: readonly number[]): number {
@@ -126,6 +134,10 @@ export class SummaryBuilder {
   private secondsSum = 0;
   private secondsCount = 0;
   private turns = 0;
+  private readonly groupsDropped = new Set<number>();
+  private readonly groupsRetried = new Set<number>();
+  private membersExcluded = 0;
+  private memberRetries = 0;
 
   constructor(private readonly meta: RunMeta) {}
 
@@ -166,6 +178,13 @@ export class SummaryBuilder {
       this.secondsCount++;
     }
     this.turns += t.num_turns;
+    const g = t.info.group_failure as GroupFailureInfo | undefined;
+    if (g) {
+      if (g.outcome === "dropped") this.groupsDropped.add(t.task_index);
+      if (g.outcome === "excluded") this.membersExcluded++;
+      if (g.group_retries > 0) this.groupsRetried.add(t.task_index);
+      this.memberRetries += g.member_retries;
+    }
   }
 
   result(): Summary {
@@ -210,6 +229,12 @@ export class SummaryBuilder {
         wall_seconds: meta.wall_seconds ?? null,
       },
       turns: { total: this.turns, mean: n ? this.turns / n : 0 },
+      group_failure: {
+        groups_dropped: this.groupsDropped.size,
+        groups_retried: this.groupsRetried.size,
+        members_excluded: this.membersExcluded,
+        member_retries: this.memberRetries,
+      },
     };
   }
 }

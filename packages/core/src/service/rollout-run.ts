@@ -9,7 +9,13 @@
  */
 import { setMaxListeners } from "node:events";
 import type { Sampling } from "../clients/client.ts";
-import { ConversionError, finalAttemptFailed, SampleCounter, tracesToGroup } from "../miles/convert.ts";
+import {
+  ConversionError,
+  finalAttemptFailed,
+  groupOutcome,
+  SampleCounter,
+  tracesToGroup,
+} from "../miles/convert.ts";
 import { type GroupElement, groupSamples } from "../miles/sample.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import { runPulled } from "../workers.ts";
@@ -60,10 +66,25 @@ export function groupSeeds(req: RolloutRequest, slot: number): number[] | null {
   return Array.from({ length: req.n }, (_, k) => base + k);
 }
 
+/**
+ * Why a group trains nothing, or null. The episode's group-failure policy decided (retries.group):
+ * a group it dropped is dropped here; one it shrank keeps its survivors (the excluded members
+ * are masked by the conversion). A failed trace the policy never saw (no `group_failure` info)
+ * drops its group, as `drop-group` would. Only the final attempt counts: a rollout retried into
+ * success is trainable.
+ */
 function dropReason(traces: readonly TraceRecord[], group: readonly GroupElement[]): DropReason | null {
-  // Only the final attempt counts: a rollout retried into success is trainable (see convert.ts).
-  if (traces.some(finalAttemptFailed)) return "trace_error";
-  if (groupSamples(group).some((s) => s.metadata.envroll.empty)) return "empty_trace";
+  const dropped = traces.some(
+    (t) => groupOutcome(t) === "dropped" || (groupOutcome(t) === undefined && finalAttemptFailed(t)),
+  );
+  if (dropped && traces.some(finalAttemptFailed)) return "trace_error";
+  if (
+    dropped ||
+    groupSamples(group).some(
+      (s) => s.metadata.envroll.empty && s.metadata.envroll.group_failure !== "excluded",
+    )
+  )
+    return "empty_trace";
   return null;
 }
 

@@ -38,7 +38,7 @@ OPTIONS = [
     ("--envroll-replica-cpus", dict(type=float, default=None, help="CPUs each Ray replica actor reserves (default 1; fallback: ENVROLL_REPLICA_CPUS)")),
     ("--envroll-health-timeout", dict(type=float, default=None, help="seconds without /health before a busy replica counts as hung (default 30; fallback: ENVROLL_HEALTH_TIMEOUT)")),
     ("--envroll-compact-rollouts", dict(action="store_true", default=False, help="train multi-branch traces as compact rollouts (fallback: ENVROLL_COMPACT_ROLLOUTS=1)")),
-    ("--envroll-keep-failed-groups", dict(action="store_true", default=False, help="keep groups with errored traces (fallback: ENVROLL_KEEP_FAILED_GROUPS=1)")),
+    ("--envroll-keep-failed-groups", dict(action="store_true", default=False, help="refused: replaced by retries.group in the env.toml (see the README)")),
 ]
 
 
@@ -201,8 +201,7 @@ def generate_rollout(args: Any, rollout_id: int, data_source: Any, evaluation: b
     class; Miles passes those through unchanged. Under ``MILES_USE_LEGACY_ROLLOUT_V1=1`` Miles
     calls no ``add_arguments`` hook, so the ``--envroll-*`` flags do not exist there: configure
     it with the environment variables (``ENVROLL_CONFIG`` or ``ENVROLL_URL``, ``ENVROLL_EVAL_CONFIG``,
-    ``ENVROLL_STATE_DIR``, ``ENVROLL_DUMP_DIR``, ``ENVROLL_COMPACT_ROLLOUTS=1``,
-    ``ENVROLL_KEEP_FAILED_GROUPS=1``). One adapter (one service) serves train and eval.
+    ``ENVROLL_STATE_DIR``, ``ENVROLL_DUMP_DIR``, ``ENVROLL_COMPACT_ROLLOUTS=1``). One adapter (one service) serves train and eval.
     """
     key = (id(args), id(data_source))
     fn = _legacy.get(key)

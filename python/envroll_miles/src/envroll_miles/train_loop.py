@@ -46,7 +46,6 @@ class _Step:
         self.types = types
         self.rollout_id = rollout_id
         self.target = int(args.rollout_batch_size)
-        self.keep_failed = bool(settings.flag(args, "envroll_keep_failed_groups", "ENVROLL_KEEP_FAILED_GROUPS"))
         self.kept: list = []
         self.all_groups: list = []
         self.drops: Counter = Counter()
@@ -63,8 +62,8 @@ class _Step:
         refused = refusal(group)
         if refused:
             raise RuntimeError(f"envroll_miles: step {self.rollout_id}: {refused}")
-        # A whole-group failure (no samples) is never kept; other drops only without keep_failed.
-        if reason in ("episode_error", "conversion_error") or (reason and not self.keep_failed):
+        # The service drops what the environment's group-failure policy (retries.group) dropped.
+        if reason:
             self.drops[reason] += 1
             if group:
                 self.all_groups.append(group)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import settings
+
 PREFIX = "envroll_miles: "
 
 MESSAGES = {
@@ -44,6 +46,11 @@ MESSAGES = {
     "no_config": PREFIX + "no environment: pass --envroll-config <env.toml> (or set ENVROLL_CONFIG), "
     "or --envroll-url <service> (or ENVROLL_URL)",
     "empty_taskset": PREFIX + "the environment has no train tasks",
+    "keep_failed_groups": PREFIX
+    + "--envroll-keep-failed-groups (ENVROLL_KEEP_FAILED_GROUPS) was replaced by retries.group in "
+    "the env.toml, one policy for eval, envroll serve and Miles: policy = \"shrink\" keeps a "
+    "group's survivors (failed members stay in the group, untrained), \"drop-group\" (the default) "
+    "drops the group, \"retry\" / \"retry-group\" re-run failed members / the group first",
 }
 
 
@@ -78,6 +85,8 @@ def miles_problems(args: Any) -> list[tuple[str, str]]:
     for attr, code in flags:
         if _on(args, attr):
             out.append((code, MESSAGES[code]))
+    if settings.flag(args, "envroll_keep_failed_groups", "ENVROLL_KEEP_FAILED_GROUPS"):
+        out.append(("keep_failed_groups", MESSAGES["keep_failed_groups"]))
     return out
 
 
