@@ -106,6 +106,7 @@ def test_shrunk_groups_keep_survivors_and_mask_excluded_members(fake_service):
     assert excluded.reward == survivor.reward == 1
     assert not survivor.remove_sample and 1 in survivor.loss_mask
     assert "rollout/dynamic_filter/drop_trace_error" not in out.metrics
+    assert out.metrics["envroll/group_failure_excluded"] == 1
 
 
 def test_multi_branch_traces_need_compact_rollouts(fake_service):

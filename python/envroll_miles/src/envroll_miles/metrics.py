@@ -49,6 +49,10 @@ def sample_metrics(groups: list, reward_key: str | None, prefix: str = "envroll/
         f"{prefix}num_turns_mean": sum(turns) / len(turns),
         f"{prefix}num_samples": float(len(samples)),
         f"{prefix}prefix_cache_hit_rate": prefix_cache_hit_rate(samples),
+        # retries.group = shrink: failed members kept in their group untrained.
+        f"{prefix}group_failure_excluded": float(
+            sum(envroll_meta(s).get("group_failure") == "excluded" for s in per_trace)
+        ),
     }
 
 
