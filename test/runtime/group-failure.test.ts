@@ -66,6 +66,7 @@ test("default drop-group: one failed member marks the whole group dropped; nothi
     model: "m",
     harness: "null",
     run_id: "r",
+    num_tasks: 1,
     num_rollouts: 3,
   });
   for (const r of records) summary.add(r);

@@ -21,8 +21,7 @@ import { enableThinking, makeClient, preloadTokenizer } from "./client-factory.t
 /** Where model calls go: the configured client, or the built-in engine started in-process. */
 export type EndpointChoice =
   /** `policy`: what the engine answers with (default: the tasksets' reference solutions). */
-  | { kind: "builtin"; policy?: PolicyFn }
-  | { kind: "client"; client: ClientConfig };
+  { kind: "builtin"; policy?: PolicyFn } | { kind: "client"; client: ClientConfig };
 
 export interface RunOptions {
   /** Rollouts in flight at once. */
