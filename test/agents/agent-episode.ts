@@ -95,7 +95,14 @@ export interface AgentRun {
 export async function runAgentEpisode(
   harness: string,
   agent: AgentId,
-  opts: { mode: "train" | "eval"; acp?: string; engineDown?: boolean },
+  opts: {
+    mode: "train" | "eval";
+    acp?: string;
+    engineDown?: boolean;
+    /** The engine's context (default 131072) and the config's `[sampling]` body. */
+    contextLength?: number;
+    sampling?: string;
+  },
 ): Promise<AgentRun> {
   const dir = mkdtempSync(join(tmpdir(), "envroll-agent-test-"));
   const replay = join(dir, "replay.jsonl");
@@ -103,14 +110,14 @@ export async function runAgentEpisode(
   const generates: number[][] = [];
   const engine = await startEngine({
     policy: `replay:${replay}`,
-    contextLength: 131072,
+    contextLength: opts.contextLength ?? 131072,
     onRequest: (body) => {
       const ids = (body as { input_ids?: number[] }).input_ids;
       if (ids) generates.push(ids);
     },
   });
   const taskset = kvTaskset;
-  const toml = `taskset = { id = "${taskset.id}" }\nmodel = "Qwen/Qwen3-0.6B"\nmax_turns = 8\n[harness]\nid = "${harness}"\n${opts.acp ?? ""}\n[sampling]\nmax_tokens = 400\n`;
+  const toml = `taskset = { id = "${taskset.id}" }\nmodel = "Qwen/Qwen3-0.6B"\nmax_turns = 8\n[harness]\nid = "${harness}"\n${opts.acp ?? ""}\n[sampling]\n${opts.sampling ?? "max_tokens = 400"}\n`;
   const env = await loadEnvironment(await loadConfig(toml, {}, { taskset }), { taskset });
   const transport = new SglangTransport({ baseUrl: engine.url });
   const inner: Client =

@@ -78,10 +78,15 @@ function assertTokenExact(run: AgentRun, label: string): void {
  * in `session/new` and the endpoint in the standard variables (OPENAI_BASE_URL/OPENAI_API_KEY,
  * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY).
  */
+/** `${NAME}`: a rollout variable, expanded by the acp harness. */
+const rolloutVar = (name: string) => "$".concat("{", name, "}");
 const CODEX_AUTH = JSON.stringify({
   methodId: "gateway",
   _meta: {
-    gateway: { baseUrl: "${OPENAI_BASE_URL}", headers: { Authorization: "Bearer ${OPENAI_API_KEY}" } },
+    gateway: {
+      baseUrl: rolloutVar("OPENAI_BASE_URL"),
+      headers: { Authorization: `Bearer ${rolloutVar("OPENAI_API_KEY")}` },
+    },
   },
 });
 /**
@@ -99,6 +104,25 @@ const GENERIC: Record<AgentId, string> = {
   claude_code:
     'env = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1" }\n[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\nprompt_timeout = 300\n',
 };
+
+test(
+  "claude_code: the max_tokens Claude Code asks for (32000) is clamped to what the context leaves",
+  { skip },
+  async () => {
+    const run = await runAgentEpisode("claude_code", "claude_code", {
+      mode: "train",
+      contextLength: 50000,
+      sampling: "",
+    });
+    assertEpisode(run, "claude_code/clamp");
+    const budgets = run.record.nodes.filter((n) => n.sampled).map((n) => n.token_budget);
+    assert.equal(budgets.length, 3);
+    for (const b of budgets) {
+      assert.equal(b?.capped_by, "context_length", JSON.stringify(b));
+      assert.ok(b!.max_new_tokens! < 32000 && b!.max_new_tokens! > 0, JSON.stringify(b));
+    }
+  },
+);
 
 for (const agent of ["codex", "claude_code"] as AgentId[]) {
   test(

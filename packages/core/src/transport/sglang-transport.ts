@@ -156,13 +156,11 @@ export class SglangTransport {
       );
     }
     // SGLang's default `max_new_tokens` is 128, which silently truncates most agent turns; with
-    // no budget anywhere, a turn may use the context left, so the context length is needed.
-    const unbounded =
-      requestedMaxTokens(req.sampling) === undefined &&
-      this.opts.contextLength === undefined &&
-      this.opts.maxResponseLength === undefined;
-    if (unbounded && this.learnedContext === undefined)
-      this.learnedContext = await this.admin.contextLength();
+    // no budget anywhere, a turn may use the context left, so the context length is needed. A
+    // requested budget needs it too: agents ask for more than the context leaves (Claude Code's
+    // max_tokens is 32000), which the engine would refuse instead of sampling what fits.
+    const uncapped = this.opts.contextLength === undefined && this.opts.maxResponseLength === undefined;
+    if (uncapped && this.learnedContext === undefined) this.learnedContext = await this.admin.contextLength();
     const counted = this.sessions.nextTurn(req.sessionId);
     const first = counted.first;
     const turn = req.turn ?? counted.turn;

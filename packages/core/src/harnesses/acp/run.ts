@@ -124,9 +124,17 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
     const before = trace.numTurns;
     const text = setup.systemInMeta ? user : promptText(system, user);
     const timeout = (config.prompt_timeout ?? DEFAULT_PROMPT_TIMEOUT_S) * 1000;
-    const outcome = await agent.prompt(text, timeout, stop.signal);
-    // The session's own failure (or stop) is the rollout's outcome; the agent's is not.
-    if (session.error !== null || trace.stopCondition !== null || ctx.signal.aborted) return;
+    // The session's own failure (or stop) is the rollout's outcome, whatever the agent made of
+    // it: Claude Code turns a refused request into a JSON-RPC error, Codex into an answer.
+    const settled = () => session.error !== null || trace.stopCondition !== null || ctx.signal.aborted;
+    let outcome: Awaited<ReturnType<AcpAgent["prompt"]>>;
+    try {
+      outcome = await agent.prompt(text, timeout, stop.signal);
+    } catch (e) {
+      if (settled()) return;
+      throw e;
+    }
+    if (settled()) return;
     if (trace.numTurns === before)
       throw new HarnessError(
         `ACP agent completed without committing a model turn (stopReason ${outcome.stopReason}; reply: ${outcome.reply.slice(0, 500)})\n--- agent stderr ---\n${agent.stderrTail()}`,
