@@ -211,6 +211,7 @@ export class Environment {
       timeouts: this.config.timeout,
       interception: this.interception,
       toolsets: this.config.toolsets,
+      toolCallFailures: this.config.tool_call_failures,
       signal: options.signal,
       limit,
       retry: this.config.retries.rollout,

@@ -44,6 +44,11 @@ export class InterceptionError extends RolloutError {}
  */
 export class UnsupportedError extends RolloutError {}
 /**
+ * A sampled turn held a tool call that did not parse, and `tool_call_failures.action = "error"`
+ * makes that a failure of the rollout (by default it is only counted).
+ */
+export class ToolCallParseError extends RolloutError {}
+/**
  * A plugged judge could not give a verdict: its endpoint failed after retries, its reply held no
  * parseable verdict, or the task lacks a field it grades. Never scored as 0: the rollout errors,
  * and `retries.rollout` may rerun it (`include = ["JudgeError"]`).

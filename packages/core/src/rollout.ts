@@ -29,6 +29,7 @@ import type { RuntimeFactory } from "./runtimes/index.ts";
 import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
 import { scoreTrace } from "./scoring.ts";
 import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "./task.ts";
+import { applyFailurePenalty, type ToolCallFailurePolicy } from "./tool-call-failures.ts";
 import { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
 
@@ -51,6 +52,8 @@ export interface RolloutSpec<D extends TaskData = TaskData> {
   signal?: AbortSignal;
   /** Plugged judges (`taskset.task.judges`), scored after the rewards. */
   judges?: readonly LoadedJudge[];
+  /** What a turn with an unparsable tool call does (config `tool_call_failures`; default: counted). */
+  toolCallFailures?: ToolCallFailurePolicy;
 }
 
 const now = () => Date.now() / 1000;
@@ -162,6 +165,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
     await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), () =>
       scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges),
     );
+    applyFailurePenalty(spec.toolCallFailures, trace);
     trace.completed = true;
   } catch (e) {
     trace.captureError(e, finished);
@@ -230,6 +234,7 @@ async function runHarness<D extends TaskData>(
     user,
     signal: abort.signal,
     refuseHostedTools: spec.harnessConfig.hosted_tools === "refuse",
+    toolCallFailures: spec.toolCallFailures,
   });
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;

@@ -71,6 +71,15 @@ export interface ModelResponse {
   weightVersion?: string | null;
   /** The `max_new_tokens` the turn was sent with and which limit set it (token clients only). */
   tokenBudget?: TokenBudget;
+  /** Tool-call attempts in the sampled turn that did not parse (token clients only). */
+  toolCallFailures?: ToolCallFailure[];
+}
+
+/** One attempted tool call that did not parse: the renderer family, the parser's status, the text. */
+export interface ToolCallFailure {
+  family: string;
+  reason: string;
+  raw: string;
 }
 
 export interface TokenBudget {

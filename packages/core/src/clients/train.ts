@@ -209,6 +209,7 @@ export class TrainClient implements Client {
     const message: AssistantMessage = { role: "assistant", content: parsed.content };
     if (parsed.reasoningContent != null) message.reasoning_content = parsed.reasoningContent;
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    const failures = parsed.toolCalls.filter((c) => c.status !== "ok");
     let finishReason: FinishReason = result.finishReason;
     // Promote stop→tool_calls only when a call parsed cleanly, as the reference client does.
     if (finishReason === "stop" && parsed.toolCalls.some((c) => c.status === "ok"))
@@ -226,6 +227,15 @@ export class TrainClient implements Client {
       tokens: { ...prompt, completionIds: result.outputIds, completionLogprobs: result.logprobs },
       weightVersion: result.weightVersion,
       tokenBudget: { maxNewTokens: result.maxNewTokens, cappedBy: result.cappedBy },
+      ...(failures.length > 0
+        ? {
+            toolCallFailures: failures.map((c) => ({
+              family: this.renderer.family ?? this.renderer.name,
+              reason: c.status,
+              raw: c.raw,
+            })),
+          }
+        : {}),
     };
   }
 

@@ -260,6 +260,17 @@ export const EnvConfigSchema = z.strictObject({
     .default(null),
   output_dir: z.string().nullable().default(null),
   resume: z.string().nullable().default(null),
+  /**
+   * A sampled turn whose tool call did not parse: `count` (recorded on the trace and in the
+   * summary), `error` (the rollout fails with ToolCallParseError), or `penalty` (the reward
+   * loses `penalty` per such turn).
+   */
+  tool_call_failures: z
+    .strictObject({
+      action: z.enum(["count", "error", "penalty"]).default("count"),
+      penalty: z.number({ error: "expected a number ≥ 0" }).finite().min(0).default(1),
+    })
+    .default({ action: "count", penalty: 1 }),
 });
 
 export type EnvConfig = z.output<typeof EnvConfigSchema>;

@@ -4,6 +4,7 @@
  * over HTTP by external programs. Per model call it checks limits, then the task's stop
  * conditions, records the turn in the trace, and drives the user simulator.
  */
+
 import { type Client, estimateTokens, type ModelResponse, type Sampling } from "../clients/client.ts";
 import { samplingKeysFor } from "../config/sampling-keys.ts";
 import {
@@ -18,6 +19,7 @@ import { type RolloutLimits, reachedLimit } from "../limits.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import { firedStop } from "../scoring.ts";
 import type { HandlerContext, TaskHandlers, ToolDefinition, UserSimulator } from "../task.ts";
+import { failedTurnError, type ToolCallFailurePolicy } from "../tool-call-failures.ts";
 import { messageHash } from "../trace/hash.ts";
 import type { Trace } from "../trace/trace.ts";
 import { contentText, type Message, type TaskData, type Tool } from "../types.ts";
@@ -41,6 +43,8 @@ export interface SessionOptions<D extends TaskData = TaskData> {
   signal: AbortSignal;
   /** `harness.hosted_tools = "refuse"`: a request offering a hosted tool is a 400. */
   refuseHostedTools?: boolean;
+  /** `tool_call_failures`: with `action = "error"` a turn whose tool call did not parse fails the rollout. */
+  toolCallFailures?: ToolCallFailurePolicy;
 }
 
 export type CompletionResult =
@@ -236,6 +240,8 @@ export class RolloutSession<D extends TaskData = TaskData> {
           throw asTyped(InterceptionError, "model call", e);
         }
         this.trace.recordTurn(plan, response);
+        const failed = failedTurnError(this.o.toolCallFailures, response, this.trace.numTurns);
+        if (failed) throw failed;
         if ((response.message.tool_calls?.length ?? 0) > 0 || !this.o.user)
           return this.answered(program, messages, response);
         const reply = await boundary(UserError, "user simulator", () =>

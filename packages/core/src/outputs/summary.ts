@@ -65,6 +65,11 @@ export interface Summary {
     members_excluded: number;
     member_retries: number;
   };
+  /**
+   * Sampled turns whose text looked like a tool call but did not parse: how many turns, and the
+   * failed attempts by renderer family and parser status (`invalid_json`, `unclosed_block`, …).
+   */
+  tool_call_failures: { turns: number; attempts: number; by_family: Record<string, Record<string, number>> };
 }
 
 export function mean(xs: readonly number[]): number {
@@ -138,6 +143,11 @@ export class SummaryBuilder {
   private readonly groupsRetried = new Set<number>();
   private membersExcluded = 0;
   private memberRetries = 0;
+  private readonly toolFailures = {
+    turns: 0,
+    attempts: 0,
+    by_family: {} as Record<string, Record<string, number>>,
+  };
 
   constructor(private readonly meta: RunMeta) {}
 
@@ -185,6 +195,14 @@ export class SummaryBuilder {
       if (g.group_retries > 0) this.groupsRetried.add(t.task_index);
       this.memberRetries += g.member_retries;
     }
+    for (const node of t.nodes ?? []) if (node.tool_call_failures?.length) this.toolFailures.turns++;
+    for (const [family, reasons] of Object.entries(t.tool_call_failures ?? {}))
+      for (const [reason, n] of Object.entries(reasons)) {
+        const byReason = this.toolFailures.by_family[family] ?? {};
+        byReason[reason] = (byReason[reason] ?? 0) + n;
+        this.toolFailures.by_family[family] = byReason;
+        this.toolFailures.attempts += n;
+      }
   }
 
   result(): Summary {
@@ -234,6 +252,11 @@ export class SummaryBuilder {
         groups_retried: this.groupsRetried.size,
         members_excluded: this.membersExcluded,
         member_retries: this.memberRetries,
+      },
+      tool_call_failures: {
+        turns: this.toolFailures.turns,
+        attempts: this.toolFailures.attempts,
+        by_family: structuredClone(this.toolFailures.by_family),
       },
     };
   }

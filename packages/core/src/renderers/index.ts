@@ -108,10 +108,12 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
     case "qwen3":
       return qwen3(options, tok);
     case "deepseek-v3":
-      return generic(model === "deepseek-v3" ? "deepseek-v3" : model, tok, {
-        ...options,
-        toolParser: options.toolParser ?? "deepseek-v3",
-      });
+      return generic(
+        model === "deepseek-v3" ? "deepseek-v3" : model,
+        tok,
+        { ...options, toolParser: options.toolParser ?? "deepseek-v3" },
+        id.family ?? "deepseek-v3",
+      );
     case "gpt-oss":
       // Harmony is the format whatever the folder's template; one that is not the release's may
       // write some turns differently from the rules the renderer follows.
@@ -120,10 +122,12 @@ export function createRenderer(model: string, options: CreateRendererOptions = {
       return gptOss(options, tok);
     default:
       if (id.family === null) warn(genericWarning(folder, id));
-      return generic(model === "generic" ? (id.family ?? "generic") : model, tok, {
-        ...options,
-        toolParser: options.toolParser === undefined ? id.toolParser : options.toolParser,
-      });
+      return generic(
+        model === "generic" ? (id.family ?? "generic") : model,
+        tok,
+        { ...options, toolParser: options.toolParser === undefined ? id.toolParser : options.toolParser },
+        id.family ?? "generic",
+      );
   }
 }
 
@@ -172,12 +176,18 @@ function gptOss(options: CreateRendererOptions, tok: Tokenizer): GptOssRenderer 
   return new GptOssRenderer(tok, config);
 }
 
-function generic(name: string, tok: Tokenizer, options: CreateRendererOptions): JinjaRenderer {
+function generic(
+  name: string,
+  tok: Tokenizer,
+  options: CreateRendererOptions,
+  family: string,
+): JinjaRenderer {
   if (options.preserveAllThinking || options.preserveThinkingBetweenToolCalls) {
     throw new Error(`${name}: the generic template renderer cannot preserve dropped thinking`);
   }
   return new JinjaRenderer(tok, {
     name,
+    family,
     enableThinking: options.enableThinking,
     toolParser: options.toolParser ?? null,
     templateVars: options.templateVars,

@@ -58,6 +58,8 @@ import type {
 export interface JinjaRendererOptions {
   /** Family name reported by `name` (default "jinja"). */
   name?: string;
+  /** The verified family (`TemplateIdentity.family`), when `name` is not it. */
+  family?: string;
   /** Overrides the tokenizer's own chat template. */
   chatTemplate?: string;
   /** Extra variables for the template (e.g. `bos_token`), merged over the tokenizer config's. */
@@ -87,6 +89,7 @@ export interface OwnedText {
 
 export class JinjaRenderer implements Renderer {
   readonly name: string;
+  readonly family: string;
   readonly stopTokenIds: number[];
   private readonly template: Template;
   private readonly vars: Record<string, unknown>;
@@ -108,6 +111,7 @@ export class JinjaRenderer implements Renderer {
     private readonly options: JinjaRendererOptions = {},
   ) {
     this.name = options.name ?? "jinja";
+    this.family = options.family ?? this.name;
     const source = options.chatTemplate ?? tokenizer.chatTemplate;
     if (!source) throw new Error(`${this.name}: the tokenizer has no chat_template`);
     patchJinjaPythonSemantics();

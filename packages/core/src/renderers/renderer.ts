@@ -112,6 +112,8 @@ export interface ParsedResponse {
 export interface Renderer {
   /** Family name, e.g. "qwen3". */
   readonly name: string;
+  /** The verified family where `name` is something else (a generic renderer named by its folder). */
+  readonly family?: string;
   render(messages: RenderMessage[], options?: RenderOptions): RenderedTokens;
   parse(completionIds: number[], options?: { tools?: RenderTool[] | null }): ParsedResponse;
   /**

@@ -10,7 +10,7 @@
  * The graph only records: how a prompt is built (bridge or full render) is the client's
  * business, which alone knows every input the prompt depends on.
  */
-import type { ModelResponse, TokenBudget, TurnTokens } from "../clients/client.ts";
+import type { ModelResponse, TokenBudget, ToolCallFailure, TurnTokens } from "../clients/client.ts";
 import { doubleZeros, falses, zeros } from "../packed-arrays.ts";
 import type { TokenSequence } from "../token-sequence.ts";
 import type { FinishReason, Message } from "../types.ts";
@@ -31,6 +31,8 @@ export interface GraphNode {
   bridgeDeclined?: string;
   weightVersion?: string | null;
   tokenBudget?: TokenBudget;
+  /** On a sampled node: tool-call attempts that did not parse. */
+  toolCallFailures?: ToolCallFailure[];
 }
 
 export interface TurnPlan {
@@ -185,6 +187,7 @@ export class MessageGraph {
     if (response.weightVersion !== undefined) reply.weightVersion = response.weightVersion;
     if (tokens?.bridgeDeclined) reply.bridgeDeclined = tokens.bridgeDeclined;
     if (response.tokenBudget !== undefined) reply.tokenBudget = response.tokenBudget;
+    if (response.toolCallFailures?.length) reply.toolCallFailures = response.toolCallFailures;
     let replyPath: TokenSequence | undefined;
     if (tokens && attribution) {
       // The generation prompt (e.g. `<|im_start|>assistant\n`) is scaffold the model did not

@@ -23,6 +23,8 @@ export interface NodeRecord {
   bridge_declined?: string;
   /** What the sampled turn was allowed: `max_new_tokens` sent and the limit that set it. */
   token_budget?: { max_new_tokens: number | null; capped_by: string | null };
+  /** Tool-call attempts in this sampled turn that did not parse (family, parser status, text). */
+  tool_call_failures?: { family: string; reason: string; raw: string }[];
 }
 
 /** A root-to-leaf path: one training sample. Arrays are aligned. */
@@ -70,4 +72,9 @@ export interface TraceRecord {
   timing: { start: number; end: number | null; [stage: string]: unknown };
   /** Retried attempts before this one (their errors are also prepended to `errors`). */
   attempts: number;
+  /**
+   * Failed tool-call attempts over the sampled turns, family → parser status → count (absent
+   * when none): text that looked like a call but did not parse.
+   */
+  tool_call_failures?: Record<string, Record<string, number>>;
 }

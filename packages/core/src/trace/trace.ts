@@ -203,6 +203,7 @@ export class Trace implements TraceView {
       },
       timing: this.timing,
       attempts: this.attempts,
+      ...optional("tool_call_failures", toolCallFailureCounts(this.graph.nodes)),
     };
   }
 }
@@ -220,5 +221,25 @@ function nodeRecord(n: MessageGraph["nodes"][number]): NodeRecord {
   if (n.bridgeDeclined !== undefined) r.bridge_declined = n.bridgeDeclined;
   if (n.tokenBudget)
     r.token_budget = { max_new_tokens: n.tokenBudget.maxNewTokens, capped_by: n.tokenBudget.cappedBy };
+  if (n.toolCallFailures) r.tool_call_failures = n.toolCallFailures.map((f) => ({ ...f }));
   return r;
+}
+
+/** family → reason → count over the sampled turns, or undefined when no attempt failed. */
+function toolCallFailureCounts(
+  nodes: readonly MessageGraph["nodes"][number][],
+): Record<string, Record<string, number>> | undefined {
+  let out: Record<string, Record<string, number>> | undefined;
+  for (const n of nodes)
+    for (const f of n.toolCallFailures ?? []) {
+      out ??= {};
+      const byReason = out[f.family] ?? {};
+      byReason[f.reason] = (byReason[f.reason] ?? 0) + 1;
+      out[f.family] = byReason;
+    }
+  return out;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [k in K]?: V };
 }

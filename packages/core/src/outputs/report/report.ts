@@ -74,6 +74,24 @@ function statsSection(s: Summary): string {
   return `<section><h2>Summary</h2><div class="cards">${cards}</div></section><section><h2>pass@k</h2>${pass}</section>`;
 }
 
+/** Failed tool-call attempts by family and parser status (only when there were any). */
+function toolCallFailures(s: Summary): string {
+  const f = s.tool_call_failures;
+  if (!f || f.attempts === 0) return "";
+  const rows = Object.entries(f.by_family)
+    .flatMap(([family, reasons]) =>
+      Object.entries(reasons).map(
+        ([reason, n]) => `<tr><td>${esc(family)}</td><td>${esc(reason)}</td><td class="num">${n}</td></tr>`,
+      ),
+    )
+    .join("");
+  return (
+    `<section><h2>Tool calls that did not parse</h2><p class="muted">${f.turns} sampled turn(s) looked like ` +
+    `a tool call but did not parse (${f.attempts} attempt(s)).</p><table><tr><th>family</th><th>reason</th>` +
+    `<th class="num">attempts</th></tr>${rows}</table></section>`
+  );
+}
+
 function taskTable(traces: readonly TraceRecord[], s: Summary, linked: Set<string>): string {
   const rows = [...groupByTask(traces).entries()]
     .map(([taskIndex, group]) => {
@@ -155,6 +173,7 @@ export function renderReport(
 ${statsSection(summary)}
 <div class="grid2"><section><h2>Reward distribution</h2>${histogramSvg(rewardBins(traces.map((t) => t.reward)))}</section>
 <section><h2>Rewards by key (weighted means)</h2>${keyBarsSvg(summary.rewards)}<h2>Metrics (means)</h2>${keyBarsSvg(summary.metrics)}</section></div>
+${toolCallFailures(summary)}
 ${taskTable(traces, summary, linked)}
 ${errorList(traces, linked)}
 <section><h2>Traces</h2>${omitted > 0 ? `<p class="muted">${omitted} more trace(s) are in traces.jsonl only.</p>` : ""}${embedded.map(traceDetails).join("\n")}</section>
