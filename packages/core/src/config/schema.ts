@@ -205,6 +205,24 @@ export const SamplingSchema = z.looseObject({
   reasoning_effort: z.string().optional(),
 });
 
+/**
+ * Episodes kept alive across weight updates (training): what the trainer gets for an episode
+ * whose turns came from several weight versions, and how stale an episode may be.
+ */
+export const PartialRolloutSchema = z.strictObject({
+  /** keep: every turn trains; mask: only the newest version's turns keep their loss mask; drop: remove_sample. */
+  mixed_versions: z.enum(["keep", "mask", "drop"]).default("keep"),
+  /** Versions an episode's oldest turn may lag the trainer's; null = unbounded. */
+  max_staleness: optionalWhole(0),
+  /** A group holding an episode over max_staleness is dropped, or dropped and its task run again. */
+  over_staleness: z.enum(["drop", "rerun"]).default("drop"),
+});
+export const PARTIAL_ROLLOUT_DEFAULTS = {
+  mixed_versions: "keep",
+  max_staleness: null,
+  over_staleness: "drop",
+} as const;
+
 export const EnvConfigSchema = z.strictObject({
   taskset: TasksetBaseSchema,
   harness: HarnessSchema.default({
@@ -238,6 +256,7 @@ export const EnvConfigSchema = z.strictObject({
     deadline: { ...DEFAULT_DEADLINE },
   }),
   sampling: SamplingSchema.default({}),
+  partial_rollout: PartialRolloutSchema.default({ ...PARTIAL_ROLLOUT_DEFAULTS }),
   num_tasks: optionalWhole(1),
   num_rollouts: whole(1).default(1),
   shuffle: z.boolean().default(false),
@@ -281,5 +300,6 @@ export type TrainClientConfig = z.output<typeof TrainClientSchema>;
 export type RetryPolicy = z.output<typeof RolloutRetrySchema>;
 export type GroupFailurePolicy = z.output<typeof GroupFailureSchema>;
 export type TimeoutConfig = EnvConfig["timeout"];
+export type PartialRolloutConfig = EnvConfig["partial_rollout"];
 /** Verifiers calls the same keys EvalConfig when run by the eval CLI. */
 export type EvalConfig = EnvConfig;

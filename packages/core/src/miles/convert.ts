@@ -25,6 +25,7 @@ import type { BranchRecord, NodeRecord, TraceRecord } from "../trace/record.ts";
 import { contentText, type TaskData } from "../types.ts";
 import type { GroupElement, MilesSample, SampleStatus } from "./sample.ts";
 import { sampleViolations } from "./sample.ts";
+import { versionSpans } from "./versions.ts";
 
 export interface ConvertOptions {
   /** Miles `--reward-key` (or `--eval-reward-key` in eval): reward becomes `{...rewards, reward}`. */
@@ -197,6 +198,7 @@ export function branchToSample(
   s.rollout_log_probs = branch.logprobs.slice(first).map((lp, i) => (s.loss_mask[i] ? lp : 0));
   s.weight_versions = branchWeightVersions(branch);
   s.metadata.envroll.weight_versions = s.weight_versions;
+  s.metadata.envroll.version_spans = versionSpans(branch, first);
   if (trace.branches.length > 1) s.response = branchLastReply(trace.nodes, branch);
   s.spec_info.completion_token_num = s.loss_mask.reduce((a, b) => a + b, 0);
   return s;

@@ -25,6 +25,11 @@ export interface EnvrollSampleMetadata {
   /** That error's type (class name); `UnsupportedError` is a refusal that stops a train step. */
   error_type?: string;
   weight_versions: string[];
+  /**
+   * [start, end, version] over response positions: which version sampled which turn (the
+   * trainer teacher-forces each turn with its own version's weights).
+   */
+  version_spans?: [number, number, string][];
   /** True when the trace produced no sampled token: one masked pad token stands for its response. */
   empty?: boolean;
   /** `excluded`: a failed member `retries.group = shrink` keeps in the group untrained. */

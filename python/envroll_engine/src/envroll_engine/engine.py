@@ -16,6 +16,7 @@ from dataclasses import replace
 import torch
 
 from .model import LoadedModel, eos_token_ids, load_checkpoint
+from .pause import PauseGate
 from .protocol import GenRequest, GenResult
 from .sampling import BadRequest, choose_next, make_generator
 
@@ -61,6 +62,10 @@ class Engine:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="envroll-gen")
         self._lock = threading.Lock()
         self._live: dict[str, Handle] = {}  # submitted, not finished; a live rid is unique
+        self.gate = PauseGate()
+        # Held around every forward and every weight swap: while generation is paused the worker
+        # thread waits outside it, so a reload can run then without the executor (it is blocked).
+        self._forward_lock = threading.Lock()
         self.tokens_generated = 0
         self.generation_seconds = 0.0
 
@@ -126,11 +131,13 @@ class Engine:
 
     def _complete(self, h: Handle) -> None:
         h.result.e2e_latency = time.monotonic() - h.received_at
-        h.result.weight_version = self.weight_version
+        if not h.result.version_spans:  # never started (aborted while queued): no tokens to attribute
+            h.result.weight_version = self.weight_version
         h._publish()
         h.done.set()
 
     def _run_safely(self, h: Handle) -> None:
+        self.gate.wait_open(lambda: h.abort_message is not None)  # paused: new requests wait before prefill
         with self._lock:
             if f"{id(h)}" not in self._live:
                 return  # aborted while queued; already answered
@@ -149,9 +156,16 @@ class Engine:
                 self._live.pop(f"{id(h)}", None)
             self._complete(h)
 
+    def _note_version(self, res: GenResult) -> None:
+        """Tokens from here on come from the serving weights: record a span when they changed
+        mid-request (SGLang reports only the version at the end; the spans are envroll's)."""
+        n = len(res.output_ids)
+        if res.weight_version != self.weight_version:
+            res.version_spans.append({"version": self.weight_version, "start": n})
+            res.weight_version = self.weight_version
+
     def _generate(self, h: Handle) -> None:
         req, res, p = h.req, h.result, h.req.params
-        res.weight_version = self.weight_version
         gen = make_generator(p.sampling_seed)
         stop_ids = set(p.stop_token_ids) | (set() if p.ignore_eos else set(self.eos_ids))
         # min_new_tokens hides every stop id until enough tokens exist (SGLang's penalizer).
@@ -162,7 +176,10 @@ class Engine:
         first_row = req.logprob_start_len if want_input else L - 1
         t0 = time.monotonic()
         with torch.inference_mode():
-            out = self.model(input_ids=torch.tensor([req.input_ids]), use_cache=True, logits_to_keep=L - first_row)
+            with self._forward_lock:  # the version is read with the weights it names
+                res.weight_version = self.weight_version
+                res.version_spans = [{"version": self.weight_version, "start": 0}]
+                out = self.model(input_ids=torch.tensor([req.input_ids]), use_cache=True, logits_to_keep=L - first_row)
             logits = out.logits[0].float()
             if want_input:
                 self._score_prompt(req, res, logits)
@@ -187,7 +204,15 @@ class Engine:
                 if res.finish is not None:
                     break  # the final chunk is published by _complete, with e2e_latency set
                 h._publish()
-                out = self.model(input_ids=torch.tensor([[c.token]]), past_key_values=past, use_cache=True)
+                resumed = self.gate.hold(lambda: h.abort_message is not None)
+                with self._forward_lock:
+                    if resumed is not None and resumed.recompute and res.weight_version != self.weight_version:
+                        # retract: SGLang frees the KV cache and re-prefills prompt + output so far,
+                        # so the rest of the turn is exactly the new weights' continuation.
+                        out = self.model(input_ids=torch.tensor([req.input_ids + res.output_ids]), use_cache=True)
+                    else:  # in_place keeps the KV cache the old weights computed
+                        out = self.model(input_ids=torch.tensor([[c.token]]), past_key_values=past, use_cache=True)
+                    self._note_version(res)
                 past, row = out.past_key_values, out.logits[0, -1].float()
             if res.finish is None:  # max_new_tokens == 0: SGLang reports a length finish
                 res.finish = {"type": "length", "length": p.max_new_tokens}
@@ -238,6 +263,28 @@ class Engine:
         """Run fn on the generation thread, after whatever is queued before it."""
         return self._executor.submit(fn)
 
+    def update_weights(self, model_path: str, weight_version: str | None) -> str:
+        """/update_weights_from_disk. Not paused: on the generation thread, after what is queued
+        before it. Paused: right away (the worker waits at the gate, outside any forward), so the
+        requests held by the pause run on the new weights when generation continues."""
+        if self.gate.paused:
+            with self._forward_lock:
+                return self.reload_weights(model_path, weight_version)
+        return self.run_exclusive(lambda: self.reload_weights(model_path, weight_version)).result()
+
+    def pause(self, mode: str) -> int:
+        """/pause_generation. Every mode holds new and queued requests before prefill and running
+        ones between tokens; `abort` also aborts everything in flight (as SGLang's tokenizer
+        manager does), `retract` re-prefills a held request on resume, `in_place` keeps its KV."""
+        self.gate.pause(mode)
+        if mode != "abort":
+            return 0
+        n = self.abort(abort_all=True, message="Abort for pause_generation")
+        # As SGLang, answer once nothing runs any more (requests arriving now wait at the gate).
+        while any(h.started for h in list(self._live.values())):
+            time.sleep(0.01)
+        return n
+
     def reload_weights(self, model_path: str, weight_version: str | None) -> str:
         """Load a save_pretrained folder in place of the current weights (call via
         run_exclusive). Without an explicit version, numeric versions are bumped by one and
@@ -251,6 +298,7 @@ class Engine:
         return self.weight_version
 
     def shutdown(self) -> None:
+        self.gate.resume()
         self.abort(abort_all=True)
         self._executor.shutdown(wait=True, cancel_futures=False)
 

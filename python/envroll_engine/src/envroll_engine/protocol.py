@@ -37,6 +37,9 @@ class GenResult:
     matched_stop_str: str | None = None
     e2e_latency: float = 0.0
     weight_version: str = "default"
+    # [{version, start}] over output positions: more than one when a pause + weight update
+    # happened mid-request (reported as envroll's meta_info.weight_versions, with ends).
+    version_spans: list[dict] = field(default_factory=list)
 
 
 def _per_item(value, i: int, size: int, name: str):
@@ -182,6 +185,12 @@ def response_body(tokenizer, req: GenRequest, res: GenResult) -> dict:
         "weight_version": res.weight_version,
         "e2e_latency": res.e2e_latency,
     }
+    if len(res.version_spans) > 1:  # a weight update landed mid-request (pause + continue)
+        ends = [sp["start"] for sp in res.version_spans[1:]] + [len(res.output_ids)]
+        meta["weight_versions"] = [
+            {"version": sp["version"], "start": sp["start"], "end": end}
+            for sp, end in zip(res.version_spans, ends, strict=True)
+        ]
     if req.return_logprob:
         start = max(req.logprob_start_len, 0) if req.logprob_start_len >= 0 else len(req.input_ids)
         meta["input_token_logprobs"] = _triples(res.input_logprobs, req.input_ids[start:])

@@ -12,6 +12,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .engine import Engine
+from .pause import MODES
 from .protocol import GenRequest, parse_generate, response_body
 from .sampling import BadRequest, SamplingParams
 
@@ -250,7 +251,7 @@ class Handler(BaseHTTPRequestHandler):
             eng.abort(abort_all=True, message="Aborted by weight update") if body.get("abort_all_requests") else 0
         )
         try:
-            new = eng.run_exclusive(lambda: eng.reload_weights(path, version)).result()
+            new = eng.update_weights(path, version)
         except Exception as e:  # a bad folder keeps the old weights serving
             return self._send(
                 400, {"success": False, "message": f"Failed to load weights from {path}: {e}", "num_paused_requests": 0}
@@ -263,6 +264,17 @@ class Handler(BaseHTTPRequestHandler):
                 "num_paused_requests": n_aborted,
             },
         )
+
+    def pause_generation(self):
+        mode = self._body().get("mode", "abort")
+        if mode not in MODES:
+            raise BadRequest(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.server.engine.pause(mode)
+        self._send(200, {"message": "Generation paused successfully.", "status": "ok"})
+
+    def continue_generation(self):
+        self.server.engine.gate.resume()
+        self._send(200, {"message": "Generation continued successfully.", "status": "ok"})
 
 
 ROUTES = {
@@ -277,5 +289,14 @@ ROUTES = {
     "/flush_cache": Handler.flush_cache,
     "/update_weight_version": Handler.update_weight_version,
     "/update_weights_from_disk": Handler.update_weights_from_disk,
+    "/pause_generation": Handler.pause_generation,
+    "/continue_generation": Handler.continue_generation,
 }
-POST_ONLY = {"/generate", "/abort_request", "/update_weight_version", "/update_weights_from_disk"}
+POST_ONLY = {
+    "/generate",
+    "/abort_request",
+    "/update_weight_version",
+    "/update_weights_from_disk",
+    "/pause_generation",
+    "/continue_generation",
+}
