@@ -9,7 +9,7 @@
  * running through the update and join a later batch, so their episodes span weight versions;
  * every turn is teacher-forced against the version that sampled it.
  *
- * Writes learn.json and learn.html (reward per step, self-contained) to --out and prints the
+ * Writes learn.json, learn.html and learn.svg (reward per step, self-contained) to --out and prints the
  * path of learn.json last. Exit 1 when the reward did not rise by --min-rise, a step's logprob
  * mismatch reached 1e-4, or no episode spanned an update. See e2e/LEARN.md.
  */
@@ -31,9 +31,11 @@ import {
   type LearnReport,
   mean,
   reportHtml,
+  rewardSvg,
   type StepRecord,
   spansUpdate,
 } from "./learn/report.ts";
+import { type GroupRunner, PipelinedBatches } from "./learn/schedule.ts";
 import plainWords from "./learn/taskset.ts";
 import { type PythonEngine, projectPython, SetupError, startPythonEngine } from "./python.ts";
 
@@ -48,12 +50,13 @@ const { values: a } = parseArgs({
     turns: { type: "string", default: "2" },
     "max-tokens": { type: "string", default: "8" },
     temperature: { type: "string", default: "0.1" },
-    lr: { type: "string", default: "0.003" },
+    lr: { type: "string", default: "0.02" },
     seed: { type: "string", default: "1" },
     "mixed-versions": { type: "string", default: "keep" },
     "max-staleness": { type: "string" },
     "over-staleness": { type: "string", default: "drop" },
     "pause-mode": { type: "string", default: "abort" },
+    schedule: { type: "string", default: "pipelined" },
     "min-rise": { type: "string", default: "0.2" },
     out: { type: "string", default: "learn-out" },
   },
@@ -72,7 +75,7 @@ function configToml(): string {
   return [
     'model = "qwen3"',
     `num_rollouts = ${num("rollouts")}`,
-    `max_concurrent = ${num("in-flight") * num("rollouts")}`,
+    `max_concurrent = ${Math.max(num("in-flight"), 2 * num("groups-per-step")) * num("rollouts")}`,
     `max_turns = ${num("turns")}`,
     '[taskset]\nid = "plain-words"',
     // top_p/top_k neutral: the engine's logprob (before truncation) is then the sampling law.
@@ -87,6 +90,8 @@ function configToml(): string {
 async function main(): Promise<number> {
   const out = resolve(a.out!);
   await mkdir(out, { recursive: true });
+  if (a.schedule !== "pipelined" && a.schedule !== "free")
+    throw new SetupError(`--schedule: expected pipelined or free, got ${JSON.stringify(a.schedule)}`);
   const config = await loadConfig(configToml(), undefined, { taskset: plainWords });
   const policy = config.partial_rollout;
   log(`python: ${projectPython()}`);
@@ -118,15 +123,16 @@ async function main(): Promise<number> {
     const env = await loadEnvironment(config, { taskset: plainWords });
     const seed = num("seed");
     const rollouts = num("rollouts");
-    const producer = new GroupProducer(
-      (serial, taskIndex) =>
-        env.runGroup(taskIndex, rollouts, {
-          client,
-          samplingFor: (_t, r) => ({ seed: seed * 1_000_000 + serial * 100 + r }),
-        }),
-      env.tasks.length,
-      num("in-flight"),
-    );
+    const runner: GroupRunner = (serial, taskIndex, c) =>
+      env.runGroup(taskIndex, rollouts, {
+        client: c,
+        samplingFor: (_t, r) => ({ seed: seed * 1_000_000 + serial * 100 + r }),
+      });
+    const B = num("groups-per-step");
+    const producer =
+      a.schedule === "free"
+        ? new GroupProducer(runner, client, env.tasks.length, num("in-flight"), B)
+        : new PipelinedBatches(runner, client, env.tasks.length, B, rollouts);
     const steps: StepRecord[] = [];
     const trainedTurns: Record<string, number> = {};
     const counts: Record<string, number> = {
@@ -140,7 +146,7 @@ async function main(): Promise<number> {
     const counter = new SampleCounter();
     for (let step = 1; step <= num("steps"); step++) {
       const s0 = performance.now();
-      const batch = await producer.take(num("groups-per-step"));
+      const batch = await producer.take(step);
       const samples = batch.map((g) => groupSamples(tracesToGroup(g.traces, counter)));
       const applied = applyVersionPolicy(samples, String(version), policy);
       for (const [k, v] of Object.entries(applied.counts)) counts[k] = (counts[k] ?? 0) + v;
@@ -152,6 +158,7 @@ async function main(): Promise<number> {
       const r = await learner.step(path, String(version + 1), engine.url);
       await rm(path);
       version++;
+      producer.pushed(version);
       const batchTurns = countTurns(kept);
       countTurns(kept, trainedTurns);
       const batchSpanning = kept.filter(spansUpdate).length;
@@ -194,6 +201,7 @@ async function main(): Promise<number> {
     const jsonPath = join(out, "learn.json");
     await writeFile(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(join(out, "learn.html"), reportHtml(report));
+    await writeFile(join(out, "learn.svg"), rewardSvg(report));
     const problems: string[] = [];
     const rise = report.last5_reward_mean - report.first5_reward_mean;
     if (!(rise >= num("min-rise")))

@@ -4,20 +4,13 @@
  * step's weight update (the engine pauses, swaps weights, continues), so their later turns are
  * sampled by the new version: the episodes span the update.
  */
-import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
-
-export interface FinishedGroup {
-  serial: number;
-  taskIndex: number;
-  traces: TraceRecord[];
-}
-
-export type RunGroup = (serial: number, taskIndex: number) => Promise<TraceRecord[]>;
+import type { Client } from "../../packages/core/src/clients/client.ts";
+import type { BatchGroup, GroupRunner } from "./schedule.ts";
 
 export class GroupProducer {
   private serial = 0;
   private inFlight = new Set<Promise<void>>();
-  private ready: FinishedGroup[] = [];
+  private ready: BatchGroup[] = [];
   private waiter: (() => void) | null = null;
   private failure: unknown = null;
   private stopped = false;
@@ -25,9 +18,11 @@ export class GroupProducer {
   private reruns: number[] = [];
 
   constructor(
-    private readonly run: RunGroup,
+    private readonly run: GroupRunner,
+    private readonly client: Client,
     private readonly numTasks: number,
     concurrency: number,
+    private readonly groupsPerStep: number,
   ) {
     for (let i = 0; i < concurrency; i++) this.launch();
   }
@@ -40,7 +35,7 @@ export class GroupProducer {
     if (this.stopped) return;
     const serial = this.serial++;
     const taskIndex = this.reruns.shift() ?? serial % this.numTasks;
-    const p: Promise<void> = this.run(serial, taskIndex).then(
+    const p: Promise<void> = this.run(serial, taskIndex, this.client).then(
       (traces) => {
         this.ready.push({ serial, taskIndex, traces });
       },
@@ -60,8 +55,12 @@ export class GroupProducer {
     this.reruns.push(taskIndex);
   }
 
-  /** The first `n` groups to finish (in order of finishing), once there are that many. */
-  async take(n: number): Promise<FinishedGroup[]> {
+  /** The engine serves a new version: nothing to do, the groups run freely. */
+  pushed(_step: number): void {}
+
+  /** The first groups to finish (in order of finishing), once there are a step's worth. */
+  async take(_step: number): Promise<BatchGroup[]> {
+    const n = this.groupsPerStep;
     while (this.ready.length < n) {
       if (this.failure) throw this.failure;
       await new Promise<void>((r) => {

@@ -89,6 +89,16 @@ function chart(
   return `<h2>${title}</h2><svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">${ticks}${xl}${polyline(values, lo, hi, color)}</svg>`;
 }
 
+/** The reward chart alone, as a standalone SVG file (what the README shows). */
+export function rewardSvg(r: LearnReport): string {
+  const rewards = r.steps.map((s) => s.reward_mean);
+  const svg = chart("", rewards, Math.min(0, ...rewards), Math.max(1, ...rewards), "#1f77b4", (v) =>
+    v.toFixed(2),
+  );
+  const title = `<text x="${PAD}" y="20" font-size="13" font-family="sans-serif">envroll npm run learn: mean reward per GRPO step (${r.steps.length} steps)</text>`;
+  return `${svg.slice(svg.indexOf("<svg")).replace(/^(<svg[^>]*>)/, `$1<rect width="100%" height="100%" fill="white"/>${title}`)}\n`;
+}
+
 export function reportHtml(r: LearnReport): string {
   const rewards = r.steps.map((s) => s.reward_mean);
   const diffs = r.steps.map((s) => s.logprob_max_abs_diff);

@@ -68,6 +68,27 @@ def test_over_sampling_with_zero_std_filter_aborts_the_rest(fake_service, tmp_pa
     assert set(kept) <= set(state["completed"])
 
 
+def test_partial_rollout_carries_running_groups_into_the_next_step(fake_service, tmp_path):
+    # envroll's --partial-rollout: what still runs when step 0 is full is not aborted; it keeps
+    # running and step 1 judges it first (stamped start_rollout_id=0), so no task is lost or redone.
+    fn, args = fake_service(
+        {"num_tasks": 12, "slow_tasks": [3], "slow_ms": 1500},
+        rollout_batch_size=3, over_sampling_batch_size=6, n_samples_per_prompt=2, partial_rollout=True,
+    )  # fmt: skip
+    first = train(fn, 0)
+    assert_batch(first.samples, 3, 2)
+    assert sorted(task_indices(first.samples)) == [0, 1, 2]
+    second = train(fn, 1)
+    assert_batch(second.samples, 3, 2)
+    assert sorted(task_indices(second.samples)) == [3, 4, 5]  # launched in step 0, judged in step 1
+    for g in second.samples:
+        assert all(s.metadata.get("start_rollout_id") == 0 for s in flatten(g))
+    assert all("start_rollout_id" not in s.metadata for g in first.samples for s in flatten(g))
+    third = train(fn, 2)  # the carried request is used up: a fresh one starts
+    assert sorted(task_indices(third.samples)) == [6, 7, 8]
+    assert all("start_rollout_id" not in s.metadata for g in third.samples for s in flatten(g))
+
+
 def test_exact_resume_after_restart(fake_service):
     cfg = {"num_tasks": 10, "constant_reward_tasks": [1]}
     over = dict(rollout_batch_size=2, n_samples_per_prompt=2,

@@ -54,7 +54,6 @@ def test_sample_round_trip_through_wire_dict():
     ("override", "code"),
     [
         ({"rollout_global_dataset": True}, "global_dataset"),
-        ({"partial_rollout": True}, "partial_rollout"),
         ({"chat_template_path": "t.jinja"}, "chat_template"),
         ({"multimodal_keys": '{"image": "images"}'}, "multimodal"),
         ({"use_opd": True}, "opd"),
@@ -74,10 +73,10 @@ def test_refused_miles_features(override, code):
 
 
 def test_all_problems_reported_at_once():
-    args = miles_args(rollout_batch_size=1, partial_rollout=True, use_opd=True)
+    args = miles_args(rollout_batch_size=1, chat_template_path="t.jinja", use_opd=True)
     with pytest.raises(EnvrollConfigError) as err:
         EnvrollRolloutFn(load_types().ConstructorInput(args=args, data_source=None))
-    assert err.value.codes == ["global_dataset", "partial_rollout", "opd"]
+    assert err.value.codes == ["global_dataset", "chat_template", "opd"]
 
 
 def test_no_config_no_url(monkeypatch):

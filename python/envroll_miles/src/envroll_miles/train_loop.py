@@ -1,5 +1,11 @@
 """One train step: stream groups from the service until ``rollout_batch_size`` are kept.
 
+``--partial-rollout`` (envroll's meaning): the groups still running when a step is full are not
+aborted. They keep running in the rollout service through the weight update (a live episode
+cannot be rebuilt from a token prefix, so envroll never resumes one: it keeps it alive), and the
+next step judges them first; every turn carries the ``weight_version`` that sampled it, and the
+samples of such a group carry ``metadata["start_rollout_id"]``, as Miles stamps its own.
+
 Over-sampling: each request asks for ``over_sampling_batch_size`` groups; groups are rewarded by
 the Miles RM (if any) and passed through the dynamic filter.
 
@@ -77,40 +83,86 @@ class _Step:
             self.drops[why or "filtered"] += 1
 
 
-async def _run_request(step: _Step, client: ServiceClient, mode: str, per_request: int) -> dict | None:
-    """One ``POST /rollout``; returns its summary (None when it was stopped because the step is full)."""
-    body = settings.rollout_request(step.args, step.rollout_id, False, per_request, mode)
-    body["request_id"] = request_id = uuid.uuid4().hex
-    stream = client.open_rollout(body)
-    waiting: dict[int, dict] = {}  # finished, not yet judged: launch position → line
-    frontier = 0  # the next launch position to judge
-    used: list[int] = []
-    try:
+class _Request:
+    """One ``POST /rollout`` stream and what of it is judged. With ``--partial-rollout`` it may
+    outlive its step: the groups it still runs keep running in the service through the weight
+    update and are judged first by the next step."""
+
+    def __init__(self, step: _Step, client: ServiceClient, mode: str, per_request: int):
+        body = settings.rollout_request(step.args, step.rollout_id, False, per_request, mode)
+        body["request_id"] = self.request_id = uuid.uuid4().hex
+        self.client = client
+        self.stream = client.open_rollout(body)
+        self.started_in = step.rollout_id
+        self.waiting: dict[int, dict] = {}  # finished, not yet judged: launch position → line
+        self.frontier = 0  # the next launch position to judge
+        self.used: list[int] = []
+
+    async def _judge(self, step: _Step, line: dict) -> None:
+        if step.rollout_id != self.started_in:  # Miles' partial-rollout stamp
+            for e in line["group"]:
+                for s in e if isinstance(e, list) else [e]:
+                    s.setdefault("metadata", {})["start_rollout_id"] = self.started_in
+        await step.judge(line)
+
+    async def drain(self, step: _Step) -> dict | None:
+        """Judges lines until the step is full or the stream ends; returns the summary (None
+        while the stream is still open)."""
+        while self.frontier in self.waiting and not step.full:  # carried from an earlier step
+            await self._judge(step, self.waiting.pop(self.frontier))
+            self.used.append(self.frontier)
+            self.frontier += 1
         while not step.full:
-            line = await stream.next_group()
+            line = await self.stream.next_group()
             if line is None:
                 break
             step.delivered += 1
-            waiting[int(line["seq"])] = line
-            while frontier in waiting and not step.full:
-                await step.judge(waiting.pop(frontier))
-                used.append(frontier)
-                frontier += 1
-        summary = stream.summary
+            self.waiting[int(line["seq"])] = line
+            while self.frontier in self.waiting and not step.full:
+                await self._judge(step, self.waiting.pop(self.frontier))
+                self.used.append(self.frontier)
+                self.frontier += 1
+        summary = self.stream.summary
         if summary is not None:
             # Everything has arrived; positions that never did were aborted and handed back.
-            for seq in sorted(waiting):
+            for seq in sorted(self.waiting):
                 if step.full:
                     break
-                await step.judge(waiting.pop(seq))
-                used.append(seq)
-        if summary is None or waiting:
-            # Stop what still runs and hand every launched-but-unjudged group back to the cursor.
-            await asyncio.to_thread(client.release, request_id, used)
+                await self._judge(step, self.waiting.pop(seq))
+                self.used.append(seq)
+        return summary
+
+    @property
+    def pending(self) -> bool:
+        return self.stream.summary is None or bool(self.waiting)
+
+    async def release(self) -> None:
+        """Stops what still runs and hands every launched-but-unjudged group back to the cursor."""
+        try:
+            if self.pending:
+                await asyncio.to_thread(self.client.release, self.request_id, self.used)
+        finally:
+            self.stream.close()  # hanging up aborts whatever this request still runs
+
+
+# The request a step left open under --partial-rollout, per service client.
+_carried: dict[int, _Request] = {}
+
+
+async def _run_request(step: _Step, client: ServiceClient, mode: str, per_request: int) -> dict | None:
+    """One ``POST /rollout`` (or the one the previous step left open); returns its summary (None
+    when the step filled first). Without --partial-rollout what it still runs is released."""
+    req = _carried.pop(id(client), None) or _Request(step, client, mode, per_request)
+    keep = False
+    try:
+        summary = await req.drain(step)
+        keep = bool(getattr(step.args, "partial_rollout", False)) and step.full and req.pending
+        if keep:
+            _carried[id(client)] = req
+        return summary
     finally:
-        # Hanging up aborts whatever this request still runs (also when a hook raised).
-        stream.close()
-    return summary
+        if not keep:
+            await req.release()
 
 
 async def collect_train(args: Any, client: ServiceClient, types: Any, rollout_id: int, data_source: Any):

@@ -17,9 +17,6 @@ MESSAGES = {
     "global_dataset": PREFIX
     + "the rollout global dataset is on; envroll owns the task list and its cursor, "
     "pass --disable-rollout-global-dataset",
-    "partial_rollout": PREFIX
-    + "--partial-rollout is not supported: a live episode holds harness, runtime and sandbox "
-    "state that a token prefix cannot rebuild",
     "chat_template": PREFIX
     + "--chat-template-path is not supported: envroll renders prompts with its own per-model "
     "renderer so that multi-turn tokens stay exact",
@@ -72,7 +69,6 @@ def miles_problems(args: Any) -> list[tuple[str, str]]:
     if getattr(args, "rollout_global_dataset", False):
         out.append(("global_dataset", MESSAGES["global_dataset"]))
     flags = [
-        ("partial_rollout", "partial_rollout"),
         ("chat_template_path", "chat_template"),
         ("multimodal_keys", "multimodal"),
         ("use_opd", "opd"),
