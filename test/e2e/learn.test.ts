@@ -4,7 +4,7 @@
  * reward moves the way the reward says, every turn's rollout logprobs match teacher forcing
  * with the weights of the version that sampled it (< 1e-4 at every step), and episodes in flight
  * at an update survive it with turns from two versions. Needs the project's .venv (torch CPU);
- * CI builds it before `npm test`. ≈ 1.5–4.5 min wall on 2 busy cores.
+ * CI builds it before `npm test`. ≈ 2–6 min wall on 2 busy cores (330 s at load average 10).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
