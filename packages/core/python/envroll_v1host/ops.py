@@ -14,7 +14,7 @@ import importlib
 import inspect
 from typing import Any
 
-from envroll_v1host import plugin
+from envroll_v1host import plugin, toolsets
 from envroll_v1host.errors import ConfigProblem
 from envroll_v1host.runtime import RemoteRuntime
 from envroll_v1host.trace import build_trace, message_dict
@@ -76,7 +76,7 @@ async def describe(host, req: dict) -> dict:
         "rewards": _decorated(task_cls, "reward"),
         "group_rewards": _decorated(task_cls, "group_reward"),
         "user": user.__name__ if user is not None else None,
-        "tools": [t.__name__ for t in (*getattr(task_cls, "tools", ()), *getattr(cls, "tools", ()))],
+        "toolsets": toolsets.describe(task_cls),
         "setup": _overrides(task_cls, Task, "setup"),
         "finalize": _overrides(task_cls, Task, "finalize"),
     }
@@ -132,7 +132,7 @@ def _rollout(host, req: dict, task) -> dict:
     if r is None:
         from verifiers.v1.state import state_cls
 
-        r = rollouts[req["rollout"]] = {"state": state_cls(type(task))(), "user": None}
+        r = rollouts[req["rollout"]] = {"state": state_cls(type(task))(), "user": None, "tools": None}
     return r
 
 
@@ -191,6 +191,13 @@ async def user(host, req: dict) -> list[dict]:
     return [message_dict(m) for m in messages]
 
 
+async def tool(host, req: dict) -> str:
+    task, r, _, _ = _context(host, req)
+    if r["tools"] is None:
+        r["tools"] = await toolsets.open_servers(task, r["state"])
+    return await toolsets.call(r["tools"], r["state"], req["server"], req["tool"], req.get("args") or {})
+
+
 async def score(host, req: dict) -> dict:
     task, _, trace, runtime = _context(host, req)
     await task.score(trace, runtime)
@@ -217,6 +224,7 @@ HANDLERS = {
     "finalize": (finalize, "TaskError"),
     "stop": (stop, "TaskError"),
     "user": (user, "UserError"),
+    "tool": (tool, "ToolsetError"),
     "score": (score, "TaskError"),
     "score_group": (score_group, "TaskError"),
     "release": (release, None),

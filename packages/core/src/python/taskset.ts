@@ -19,6 +19,7 @@ import type { Runtime } from "../runtimes/runtime.ts";
 import type {
   GroupReward,
   HandlerContext,
+  LocalToolset,
   Metric,
   Reward,
   StopCondition,
@@ -53,7 +54,11 @@ export interface PythonTasksetInfo {
   rewards: HandlerInfo[];
   group_rewards: HandlerInfo[];
   user: string | null;
-  tools: string[];
+  /** `Task.tools`: each toolset's server name and its tools as FastMCP advertises them. */
+  toolsets: {
+    server: string;
+    tools: { name: string; description: string; parameters: Record<string, unknown> }[];
+  }[];
   setup: boolean;
   finalize: boolean;
 }
@@ -154,7 +159,7 @@ export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonH
     op: string,
     ctx: HandlerContext<TaskData>,
     extra: Record<string, unknown>,
-    boundary: "TaskError" | "UserError",
+    boundary: "TaskError" | "UserError" | "ToolsetError",
   ) {
     try {
       const rollout = ctx.trace.id;
@@ -287,6 +292,19 @@ export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonH
   if (info.finalize)
     taskset.finalize = (ctx) =>
       call("finalize", ctx, {}, "TaskError").then((r: any) => void Object.assign(ctx.trace.info, r.info));
+  if (info.toolsets.length > 0)
+    taskset.toolsets = info.toolsets.map(
+      (ts): LocalToolset => ({
+        name: ts.server,
+        tools: ts.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          parameters: t.parameters,
+          execute: (args: Record<string, unknown>, ctx: HandlerContext<TaskData>) =>
+            call<string>("tool", ctx, { server: ts.server, tool: t.name, args }, "ToolsetError"),
+        })),
+      }),
+    );
   if (info.user)
     taskset.user = (ctx): UserSimulator => ({
       respond: (message: string) => call<Message[]>("user", ctx, { message }, "UserError"),
