@@ -61,6 +61,12 @@ const cases: [string, string, Record<string, unknown>, RegExp][] = [
     /harness\.runtime\.image: unknown key/,
   ],
   [
+    "a sandbox option without a type (the default runtime, auto, takes none)",
+    `${T}harness.runtime.memory_mb = 512`,
+    {},
+    /harness\.runtime\.memory_mb: unknown key/,
+  ],
+  [
     "unknown taskset field",
     'taskset = { id = "cfg", splt = "x" }',
     {},
@@ -193,7 +199,7 @@ test("precedence: CLI overrides > TOML > taskset defaults > built-in defaults; a
   assert.equal(c.sampling.temperature, 0.9, "CLI over taskset default 0.5");
   assert.equal(c.sampling.max_tokens, 64);
   assert.equal(c.harness.id, "null", "taskset default over built-in 'default'");
-  assert.equal(c.harness.runtime.type, "subprocess");
+  assert.equal(c.harness.runtime.type, "auto", "chosen per harness when the environment loads");
   assert.equal(c.model, "deepseek/deepseek-v4-flash");
   assert.deepEqual(c.taskset, { id: "cfg", task: { judges: [] }, split: "train", size: 5 });
   assert.deepEqual(c.retries.rollout, { max_retries: 0, include: [], exclude: [] });

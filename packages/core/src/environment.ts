@@ -22,6 +22,7 @@ import { resolveTaskset } from "./loaders.ts";
 import { checkToolsets } from "./mcp/check.ts";
 import { type Summary, SummaryBuilder } from "./outputs/summary.ts";
 import { mulberry32, shuffle } from "./random.ts";
+import { resolveAutoRuntime, warnUnisolated } from "./runtimes/auto.ts";
 import { type RuntimeFactory, runtimeFactory, runtimeSchema } from "./runtimes/index.ts";
 import type { Taskset } from "./task.ts";
 import type { TraceRecord } from "./trace/record.ts";
@@ -97,6 +98,12 @@ export async function loadEnvironment(
     );
   checkToolsets(taskset, harness, config.toolsets);
   checkGroupSize(taskset, config.num_rollouts);
+  if (config.harness.runtime.type === "auto") {
+    const auto = await resolveAutoRuntime(harness.id, harness.isolation?.(config.harness) ?? "none");
+    if (auto.unisolated !== null) warnUnisolated(harness.id, auto.unisolated);
+    // The chosen runtime is what the run records and what rollouts build.
+    config = { ...config, harness: { ...config.harness, runtime: auto.spec } };
+  }
   const factory = await runtimeFactory(config.harness.runtime.type);
   const schema = await runtimeSchema(config.harness.runtime.type);
   const checked = schema?.safeParse(config.harness.runtime);

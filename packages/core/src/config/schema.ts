@@ -66,22 +66,25 @@ export const SubprocessRuntimeSchema = z.strictObject({
   type: z.literal("subprocess"),
   output_limit_bytes: whole(1).optional(),
 });
+/** The default: the sandbox for a harness that gives the model a shell (see runtimes/auto.ts). */
+export const AutoRuntimeSchema = z.strictObject({ type: z.literal("auto") });
 /**
- * Other runtime types (sandbox, …) own their options, so only the subprocess runtime is checked
- * strictly here; a refinement rather than a union keeps the error about the key, not the union.
+ * Other runtime types (sandbox, …) own their options, so only the subprocess and auto runtimes
+ * are checked strictly here; a refinement rather than a union keeps the error about the key,
+ * not the union.
  */
-export const RuntimeSchema = z
-  .looseObject({ type: z.string().default("subprocess") })
-  .superRefine((r, ctx) => {
-    if (r.type !== "subprocess") return;
-    const res = SubprocessRuntimeSchema.safeParse(r);
-    if (!res.success) for (const issue of res.error.issues) ctx.addIssue({ ...(issue as any) });
-  });
+export const RuntimeSchema = z.looseObject({ type: z.string().default("auto") }).superRefine((r, ctx) => {
+  const own =
+    r.type === "subprocess" ? SubprocessRuntimeSchema : r.type === "auto" ? AutoRuntimeSchema : null;
+  if (own === null) return;
+  const res = own.safeParse(r);
+  if (!res.success) for (const issue of res.error.issues) ctx.addIssue({ ...(issue as any) });
+});
 
 export const HarnessSchema = z
   .strictObject({
     id: z.string().min(1).default("default"),
-    runtime: RuntimeSchema.default({ type: "subprocess" }),
+    runtime: RuntimeSchema.default({ type: "auto" }),
     env: headers.default({}),
     forward_env: names.default([]),
     disabled_tools: names.nullable().default(null),
@@ -227,7 +230,7 @@ export const EnvConfigSchema = z.strictObject({
   taskset: TasksetBaseSchema,
   harness: HarnessSchema.default({
     id: "default",
-    runtime: { type: "subprocess" },
+    runtime: { type: "auto" },
     env: {},
     forward_env: [],
     disabled_tools: null,

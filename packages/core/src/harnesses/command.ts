@@ -25,6 +25,7 @@ export const commandHarness: Harness = {
   id: "command",
   supportsTools: true,
   supportsUserSim: true,
+  isolation: () => "unisolated",
   async run(ctx) {
     const argv = ctx.config.command;
     if (!argv || argv.length === 0)

@@ -10,6 +10,7 @@ import type { RolloutSession } from "../interception/session.ts";
 import type { RolloutEndpoint } from "../mcp/endpoint.ts";
 import type { ToolProvider } from "../mcp/provider.ts";
 import type { RolloutToolbox } from "../mcp/toolbox.ts";
+import type { Isolation } from "../runtimes/auto.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import type { HandlerContext, ToolDefinition } from "../task.ts";
 import type { Message, TaskData } from "../types.ts";
@@ -39,6 +40,12 @@ export interface Harness {
   /** Whether it offers the task's tools to the model (pairing is checked before running). */
   readonly supportsTools: boolean;
   readonly supportsUserSim: boolean;
+  /**
+   * What the default runtime (`harness.runtime.type = "auto"`) is for it: "sandbox" when the
+   * model gets a shell the sandbox can contain, "unisolated" when an external program (which may
+   * give the model one) must run on the host, said at run start; absent is "none".
+   */
+  isolation?(config: HarnessConfig): Isolation;
   /** Toolsets the harness adds to the task's (e.g. bash and edit for programs that use MCP). */
   toolsets?(context: () => HandlerContext<TaskData>, config: HarnessConfig): readonly ToolProvider[];
   run<D extends TaskData>(ctx: HarnessContext<D>): Promise<void>;

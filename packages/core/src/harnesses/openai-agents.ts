@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "../errors.ts";
 import { SubprocessRuntime } from "../runtimes/subprocess.ts";
 import { codingPrompt } from "./coding/prompt.ts";
-import { codingToolsets } from "./coding/toolset.ts";
+import { codingIsolation, codingToolsets } from "./coding/toolset.ts";
 import type { Harness } from "./harness.ts";
 import { programEnv, runProgram } from "./program.ts";
 
@@ -37,6 +37,7 @@ export const openaiAgentsHarness: Harness = {
   supportsUserSim: false,
   // bash and edit reach the program over MCP as coding_bash and coding_edit.
   toolsets: codingToolsets,
+  isolation: codingIsolation,
   async run(ctx) {
     const argv = agentProgramArgv();
     const edit = !ctx.config.disabled_tools?.includes("edit");

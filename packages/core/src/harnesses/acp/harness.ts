@@ -13,6 +13,8 @@ function acpHarness(id: string, plan: (config: AcpConfig) => Promise<AcpPlan>): 
     id,
     supportsTools: true,
     supportsUserSim: false,
+    // The agent runs in the rollout's runtime and must reach the interception server.
+    isolation: () => "unisolated",
     async run(ctx) {
       const { runAcp } = await import("./run.ts");
       await runAcp(ctx, await plan(ctx.config.acp ?? {}));

@@ -5,6 +5,7 @@
  */
 import type { HarnessConfig } from "../../config/schema.ts";
 import { LocalToolProvider, type ToolProvider } from "../../mcp/provider.ts";
+import type { Isolation } from "../../runtimes/auto.ts";
 import type { HandlerContext, ToolDefinition } from "../../task.ts";
 import type { TaskData } from "../../types.ts";
 import { bashTool } from "./bash.ts";
@@ -24,4 +25,9 @@ export function codingToolsets(
 ): ToolProvider[] {
   const tools = codingTools(config.disabled_tools);
   return tools.length > 0 ? [new LocalToolProvider(CODING_SERVER, tools, context)] : [];
+}
+
+/** A harness offering `bash` needs the sandbox by default; with bash disabled nothing does. */
+export function codingIsolation(config: HarnessConfig): Isolation {
+  return codingTools(config.disabled_tools).includes(bashTool) ? "sandbox" : "none";
 }
