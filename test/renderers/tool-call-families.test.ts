@@ -13,6 +13,8 @@ import { test } from "node:test";
 import { UnsupportedError } from "../../packages/core/src/errors.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
+import { messageValues } from "../../packages/core/src/renderers/jinja-message-values.ts";
+import { toTemplateMessages } from "../../packages/core/src/renderers/jinja-plain.ts";
 import { pyJsonDumps } from "../../packages/core/src/renderers/py-json.ts";
 import type {
   ParsedToolCall,
@@ -176,4 +178,21 @@ test("Gemma 3 and the minimal Llama 3 template have no tools: a request with too
     );
     assert.doesNotThrow(() => r.render(msgs, { addGenerationPrompt: true }));
   }
+});
+
+test("a message with envroll's flat tool calls reaches the template in the wire form, converted once", () => {
+  const msgs = [
+    { role: "user", content: "q" },
+    { role: "assistant", content: "", tool_calls: [{ id: "c", name: "lookup", arguments: '{"q": "x"}' }] },
+  ];
+  const convert = (x: unknown) => toTemplateMessages(x, true);
+  const plain = convert(msgs) as { tool_calls?: unknown }[];
+  assert.deepEqual(plain[1]!.tool_calls, [
+    { id: "c", type: "function", function: { name: "lookup", arguments: { q: "x" } } },
+  ]);
+  const first = messageValues(msgs, null, convert);
+  const again = messageValues(msgs, first, convert);
+  assert.equal(again[1], first[1], "the unchanged tool-call message's value is reused");
+  const changed = messageValues([msgs[0]!, { ...msgs[1]!, content: "x" }], first, convert);
+  assert.notEqual(changed[1], first[1]);
 });

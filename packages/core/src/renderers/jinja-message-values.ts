@@ -127,7 +127,11 @@ export function messageValues(
   const plains: unknown[] = [];
   for (let i = 0; i < messages.length; i++) {
     const old = previous?.[i];
-    if (old && same(messages[i], old.value)) {
+    // A message with tool calls is compared in the form the template got (the conversion
+    // rewrites envroll's flat calls into the wire form); others as the caller gave them.
+    const m = messages[i] as { tool_calls?: unknown } | null;
+    const probe = old && Array.isArray(m?.tool_calls) ? toPlain(m) : m;
+    if (old && same(probe, old.value)) {
       out.push(old);
       continue;
     }
