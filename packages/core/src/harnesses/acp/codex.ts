@@ -77,8 +77,6 @@ export function codexPlan(acp: AcpConfig): AcpPlan {
           INITIAL_AGENT_MODE: "agent-full-access",
           NO_BROWSER: "1",
         },
-        // codex-acp otherwise asks its own model (not this one) for a title after the first turn.
-        sessionTitle: `envroll ${ctx.session.trace.id}`,
         cleanup: () => rm(home, { recursive: true, force: true }),
       };
     },

@@ -7,6 +7,9 @@
  * model turn is a HarnessError carrying the agent's stderr, and a failure kept on the session
  * (a failing model endpoint) cancels the prompt at once and is what the rollout reports.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AcpConfig } from "../../config/acp-schema.ts";
 import { HarnessError } from "../../errors.ts";
@@ -89,6 +92,7 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
   const session = ctx.session;
   const trace = session.trace;
   let agent: AcpAgent | null = null;
+  let home: string | null = null;
   const stop = new AbortController();
   const watch = setInterval(() => {
     if (session.error !== null || trace.stopCondition !== null || ctx.signal.aborted) stop.abort();
@@ -96,7 +100,10 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
   try {
     if (!ctx.runtime.interactiveCommand)
       throw new HarnessError(`runtime "${ctx.runtime.kind}" cannot run a long-lived ACP agent`);
-    const rollout = await programEnv(ctx);
+    // A state folder per rollout, for agents that keep state in a folder their variables name
+    // (CODEX_HOME, CLAUDE_CONFIG_DIR): `${ENVROLL_AGENT_HOME}` in harness.env.
+    home = await mkdtemp(join(tmpdir(), "envroll-agent-"));
+    const rollout = { ...(await programEnv(ctx)), ENVROLL_AGENT_HOME: home };
     const env = { ...expandEnv(ctx.config.env, rollout), ...rollout, ...setup.env };
     const cmd = ctx.runtime.interactiveCommand(argv, env);
     agent = await AcpAgent.start({
@@ -120,7 +127,9 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
       mcpServers,
       ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
     });
-    if (setup.sessionTitle) await agent.setTitle(setup.sessionTitle);
+    // Named up front: an agent that titles its sessions itself (codex-acp, after the first turn)
+    // would ask a model for it, a side call that is no part of the episode.
+    await agent.setTitle(setup.sessionTitle ?? `envroll ${trace.id}`);
     const before = trace.numTurns;
     const text = setup.systemInMeta ? user : promptText(system, user);
     const timeout = (config.prompt_timeout ?? DEFAULT_PROMPT_TIMEOUT_S) * 1000;
@@ -143,5 +152,6 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
     clearInterval(watch);
     await agent?.close();
     await setup.cleanup?.();
+    if (home) await rm(home, { recursive: true, force: true });
   }
 }
