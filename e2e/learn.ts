@@ -34,6 +34,7 @@ import {
   rewardSvg,
   type StepRecord,
   spansUpdate,
+  splitTurns,
 } from "./learn/report.ts";
 import { type GroupRunner, PipelinedBatches } from "./learn/schedule.ts";
 import plainWords from "./learn/taskset.ts";
@@ -142,6 +143,7 @@ async function main(): Promise<number> {
       stale_groups: 0,
     };
     let spanning = 0;
+    let split = 0;
     let version = 0;
     const counter = new SampleCounter();
     for (let step = 1; step <= num("steps"); step++) {
@@ -163,6 +165,7 @@ async function main(): Promise<number> {
       countTurns(kept, trainedTurns);
       const batchSpanning = kept.filter(spansUpdate).length;
       spanning += batchSpanning;
+      split += kept.reduce((n, t) => n + splitTurns(t), 0);
       const rec: StepRecord = {
         step,
         reward_mean: mean(batch.flatMap((g) => g.traces.map((t) => t.reward))),
@@ -191,6 +194,7 @@ async function main(): Promise<number> {
       config: { ...a, partial_rollout: policy },
       steps,
       episodes_spanning_updates: spanning,
+      split_turns: split,
       turns_by_version: trainedTurns,
       version_policy: counts,
       first5_reward_mean: mean(rewards.slice(0, 5)),

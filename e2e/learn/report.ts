@@ -25,6 +25,8 @@ export interface LearnReport {
   config: Record<string, unknown>;
   steps: StepRecord[];
   episodes_spanning_updates: number;
+  /** Turns sampled partly before and partly after an update (pause mode `retract`). */
+  split_turns: number;
   turns_by_version: Record<string, number>;
   version_policy: Record<string, number>;
   first5_reward_mean: number;
@@ -44,6 +46,22 @@ export function countTurns(
 ): Record<string, number> {
   for (const t of traces) for (const v of turnVersions(t)) into[v] = (into[v] ?? 0) + 1;
   return into;
+}
+
+/** Turns of the trace that a weight update split (their tokens carry two versions: `retract`). */
+export function splitTurns(trace: TraceRecord): number {
+  let n = 0;
+  for (const b of trace.branches) {
+    let run = new Set<string>();
+    b.sampled_mask.forEach((m, i) => {
+      if (m) run.add(String(b.weight_versions[i]));
+      if ((!m || i === b.sampled_mask.length - 1) && run.size > 0) {
+        if (run.size > 1) n++;
+        run = new Set();
+      }
+    });
+  }
+  return n;
 }
 
 export function spansUpdate(trace: TraceRecord): boolean {

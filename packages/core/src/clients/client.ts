@@ -69,6 +69,11 @@ export interface ModelResponse {
   usage: Usage;
   tokens: TurnTokens | null;
   weightVersion?: string | null;
+  /**
+   * When a weight update landed mid-turn (the engine paused in `retract` mode): which version
+   * sampled which completion positions, `end` exclusive. Absent for a one-version turn.
+   */
+  weightVersionSpans?: { version: string; start: number; end: number }[] | null;
   /** The `max_new_tokens` the turn was sent with and which limit set it (token clients only). */
   tokenBudget?: TokenBudget;
   /** Tool-call attempts in the sampled turn that did not parse (token clients only). */

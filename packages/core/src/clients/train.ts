@@ -226,6 +226,7 @@ export class TrainClient implements Client {
       },
       tokens: { ...prompt, completionIds: result.outputIds, completionLogprobs: result.logprobs },
       weightVersion: result.weightVersion,
+      weightVersionSpans: result.weightVersions,
       tokenBudget: { maxNewTokens: result.maxNewTokens, cappedBy: result.cappedBy },
       ...(failures.length > 0
         ? {

@@ -45,6 +45,10 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
         b.logprobs[at + k] = logprobs?.[k] ?? 0;
         b.weight_versions[at + k] = version;
       }
+      // A turn a weight update split (retract): each token keeps the version that sampled it.
+      for (const sp of n.versionSpans ?? [])
+        for (let k = sp.start; k < sp.end && k < ids.length; k++)
+          if (mask[k]) b.weight_versions[at + k] = sp.version;
     }
     at += ids.length;
   }

@@ -30,6 +30,8 @@ export interface GraphNode {
   /** On a sampled node: why its prompt was not bridged from the previous turn (a full render). */
   bridgeDeclined?: string;
   weightVersion?: string | null;
+  /** Per-token versions of a turn a weight update split, in this node's token positions. */
+  versionSpans?: { version: string; start: number; end: number }[];
   tokenBudget?: TokenBudget;
   /** On a sampled node: tool-call attempts that did not parse. */
   toolCallFailures?: ToolCallFailure[];
@@ -210,6 +212,13 @@ export class MessageGraph {
       reply.tokenIds = ids;
       reply.mask = mask;
       reply.logprobs = logprobs;
+      const spans = response.weightVersionSpans;
+      if (spans && spans.length > 1)
+        reply.versionSpans = spans.map((sp) => ({
+          version: sp.version,
+          start: gen + sp.start,
+          end: gen + sp.end,
+        }));
       const content = attribution.isContent(start, tokens.promptIds.length, completion.length);
       if (content) reply.isContent = content;
       // Written where the next bridged prompt will carry these ids, so it shares this buffer.
