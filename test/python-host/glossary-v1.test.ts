@@ -86,3 +86,58 @@ test(
     );
   },
 );
+
+/** Calls `scratchpad_roundtrip` with the word in the prompt, then answers with the tool's result. */
+class RoundtripClient implements Client {
+  readonly kind = "eval" as const;
+  async getResponse(req: ModelRequest): Promise<ModelResponse> {
+    const last = req.messages.at(-1)!;
+    const word = /word="([^"]+)"/.exec(
+      contentText(req.messages.find((m) => m.role === "user")!.content),
+    )![1]!;
+    const message =
+      last.role !== "tool"
+        ? {
+            role: "assistant" as const,
+            content: "",
+            tool_calls: [{ id: "call_0", name: "scratchpad_roundtrip", arguments: JSON.stringify({ word }) }],
+          }
+        : { role: "assistant" as const, content: contentText(last.content) };
+    return {
+      id: "s",
+      model: "m",
+      message,
+      finishReason: "stop",
+      usage: { promptTokens: 1, completionTokens: 1 },
+      tokens: null,
+    };
+  }
+  async abort(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+test(
+  "scratchpad_v1: a taskset-level shared toolset keeps each rollout's state apart",
+  needsRealV1,
+  async () => {
+    const v1 = real();
+    const env = await loadEnvironment(
+      await loadConfig(
+        [
+          'model = "m"',
+          'harness = { id = "default" }',
+          `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("scratchpad_v1"))} }`,
+          'taskset = { id = "scratchpad_v1" }',
+        ].join("\n"),
+      ),
+    );
+    // Eight rollouts at once on the one shared server instance: each must read back its own word.
+    const runs = await Promise.all(
+      env.tasks.slice(0, 8).map((_, i) => env.runGroup(i, 1, { client: new RoundtripClient() })),
+    );
+    for (const [t] of runs) {
+      assert.deepEqual(t!.errors, []);
+      assert.deepEqual(t!.rewards, { isolated: 1 });
+    }
+  },
+);

@@ -76,7 +76,7 @@ async def describe(host, req: dict) -> dict:
         "rewards": _decorated(task_cls, "reward"),
         "group_rewards": _decorated(task_cls, "group_reward"),
         "user": user.__name__ if user is not None else None,
-        "toolsets": toolsets.describe(task_cls),
+        "toolsets": toolsets.describe(task_cls, cls),
         "setup": _overrides(task_cls, Task, "setup"),
         "finalize": _overrides(task_cls, Task, "finalize"),
     }
@@ -193,9 +193,16 @@ async def user(host, req: dict) -> list[dict]:
 
 async def tool(host, req: dict) -> str:
     task, r, _, _ = _context(host, req)
-    if r["tools"] is None:
-        r["tools"] = await toolsets.open_servers(task, r["state"])
-    return await toolsets.call(r["tools"], r["state"], req["server"], req["tool"], req.get("args") or {})
+    if req.get("shared"):
+        entry = host.state["handles"][req["handle"]]
+        if "shared" not in entry:
+            entry["shared"] = asyncio.ensure_future(toolsets.open_shared(entry["taskset"]))
+        servers = await entry["shared"]
+    else:
+        if r["tools"] is None:
+            r["tools"] = await toolsets.open_servers(task, r["state"])
+        servers = r["tools"]
+    return await toolsets.call(servers, r["state"], req["server"], req["tool"], req.get("args") or {})
 
 
 async def score(host, req: dict) -> dict:

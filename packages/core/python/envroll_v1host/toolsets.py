@@ -21,16 +21,19 @@ def _tools(server) -> list[tuple[str, object]]:
     return [(getattr(fn, "tool_name", None) or fn.__name__, fn) for fn in discover_decorated(server, "tool")]
 
 
-def describe(task_cls) -> list[dict]:
-    """Each declared toolset's server name and tools (name, description, JSON schema)."""
+def describe(task_cls, taskset_cls=None) -> list[dict]:
+    """Each declared toolset's server name and tools (name, description, JSON schema): the task's
+    (one instance per rollout) and the taskset's shared ones (`shared`: one per loaded taskset)."""
     out = []
-    for cls in getattr(task_cls, "tools", ()):
+    declared = [(c, False) for c in getattr(task_cls, "tools", ())]
+    declared += [(c, True) for c in getattr(taskset_cls, "tools", ())]
+    for cls, shared in declared:
         server = cls(cls._config_cls()())
         tools = []
         for name, fn in _tools(server):
             t = _fastmcp_tool(fn, name)
             tools.append({"name": name, "description": t.description or "", "parameters": t.parameters})
-        out.append({"server": server.server_name, "tools": tools})
+        out.append({"server": server.server_name, "tools": tools, "shared": shared})
     return out
 
 
@@ -47,6 +50,16 @@ async def open_servers(task, state) -> dict:
             servers[server.server_name] = server
     finally:
         _call_state.reset(token)
+    return servers
+
+
+async def open_shared(taskset) -> dict:
+    """A taskset's shared toolsets (V1: one per worker, `setup` only, no task); each call runs with
+    the calling rollout's state, as V1 passes each call its rollout's state channel."""
+    servers = {}
+    for server in taskset.tool_servers():
+        await server.setup()
+        servers[server.server_name] = server
     return servers
 
 

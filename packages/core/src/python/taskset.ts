@@ -54,9 +54,11 @@ export interface PythonTasksetInfo {
   rewards: HandlerInfo[];
   group_rewards: HandlerInfo[];
   user: string | null;
-  /** `Task.tools`: each toolset's server name and its tools as FastMCP advertises them. */
+  /** `Task.tools` and `Taskset.tools`: each server's name and its tools as FastMCP advertises them. */
   toolsets: {
     server: string;
+    /** A taskset-level toolset: one instance for the loaded taskset, called with each rollout's state. */
+    shared: boolean;
     tools: { name: string; description: string; parameters: Record<string, unknown> }[];
   }[];
   setup: boolean;
@@ -301,7 +303,12 @@ export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonH
           description: t.description,
           parameters: t.parameters,
           execute: (args: Record<string, unknown>, ctx: HandlerContext<TaskData>) =>
-            call<string>("tool", ctx, { server: ts.server, tool: t.name, args }, "ToolsetError"),
+            call<string>(
+              "tool",
+              ctx,
+              { server: ts.server, tool: t.name, args, shared: ts.shared },
+              "ToolsetError",
+            ),
         })),
       }),
     );
