@@ -25,7 +25,7 @@ from .service import ServiceClient
 from .settings import concurrency
 from .sharded import collect_eval_sharded, collect_train_sharded
 from .task_cursor import CursorStore
-from .train_loop import collect_train
+from .train_loop import collect_train, drop_carried
 
 OPTIONS = [
     ("--envroll-config", dict(type=str, default=None, help="envroll env.toml (fallback: ENVROLL_CONFIG)")),
@@ -100,6 +100,8 @@ class EnvrollRolloutFn:
     def _start_pool(self, urls: list[str], token: str | None, replicas: Any) -> None:
         """Several services behind this one trainer; the cursor is then kept here (task_cursor.py)."""
         args = self.args
+        if getattr(args, "partial_rollout", False):  # the replica path judges per step; it has no carry-over
+            validation.check([("partial_rollout_replicas", "envroll_miles: --partial-rollout works with one rollout service; with several (--envroll-replicas, several --envroll-url) it is not supported yet")])
         if urls and replicas is not None:
             validation.check([("replicas_and_urls", "envroll_miles: --envroll-replicas starts services; with --envroll-url (several) give one or the other")])
         if urls:
@@ -151,6 +153,8 @@ class EnvrollRolloutFn:
         return self.types.TrainOutput(samples=groups, metrics=metrics)
 
     def dispose(self) -> None:
+        if getattr(self, "client", None) is not None:
+            drop_carried(self.client)  # a --partial-rollout stream left open
         if self.pool is not None:
             self.pool.stop()
             self.pool = None

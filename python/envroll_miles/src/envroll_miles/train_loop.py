@@ -149,6 +149,13 @@ class _Request:
 _carried: dict[int, _Request] = {}
 
 
+def drop_carried(client: ServiceClient) -> None:
+    """Hangs up the request a step left open (the service aborts what it still runs)."""
+    req = _carried.pop(id(client), None)
+    if req is not None:
+        req.stream.close()
+
+
 async def _run_request(step: _Step, client: ServiceClient, mode: str, per_request: int) -> dict | None:
     """One ``POST /rollout`` (or the one the previous step left open); returns its summary (None
     when the step filled first). Without --partial-rollout what it still runs is released."""
