@@ -219,14 +219,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
         const plan = this.trace.graph.prepareTurn(messages);
         let response: ModelResponse;
         try {
-          response = await this.o.client.getResponse({
-            messages,
-            tools: [...tools],
-            sampling,
-            sessionId: this.trace.id,
-            turn: this.trace.numTurns,
-            signal: this.o.signal,
-          });
+          response = await this.sample(messages, tools, sampling);
         } catch (e) {
           if (e instanceof OverlongPromptError) {
             // A prompt that no longer fits is a clean truncation, not a failure.
@@ -254,6 +247,39 @@ export class RolloutSession<D extends TaskData = TaskData> {
     } catch (e) {
       this.error = asTyped(InterceptionError, "interception", e);
       throw this.error;
+    }
+  }
+
+  /**
+   * One model call. A token cap the program asked for (an agent's own `max_tokens`: Claude Code
+   * asks 32000) may exceed what the context leaves; an endpoint that refuses such a request is
+   * asked again without the program's cap, as Verifiers' eval owns the token budget. A cap the
+   * config set is the environment's own and stands.
+   */
+  private async sample(
+    messages: Message[],
+    tools: readonly Tool[],
+    sampling: Sampling,
+  ): Promise<ModelResponse> {
+    const request = {
+      messages,
+      tools: [...tools],
+      sampling,
+      sessionId: this.trace.id,
+      turn: this.trace.numTurns,
+      signal: this.o.signal,
+    };
+    try {
+      return await this.o.client.getResponse(request);
+    } catch (e) {
+      if (
+        !(e instanceof OverlongPromptError) ||
+        sampling.max_tokens === undefined ||
+        this.o.sampling.max_tokens !== undefined
+      )
+        throw e;
+      const { max_tokens: _dropped, ...uncapped } = sampling;
+      return await this.o.client.getResponse({ ...request, sampling: uncapped });
     }
   }
 
