@@ -225,7 +225,14 @@ test(
       assert.equal(r!.stop_condition, "agent_completed");
       assert.deepEqual(
         client.requests[0]!.tools.map((t) => t.name).sort(),
-        ["calc_add", "calc_fail", "counter_bump", "counter_remember", "counter_task_prompt"],
+        [
+          "calc_add",
+          "calc_fail",
+          "counter_bump",
+          "counter_remember",
+          "counter_task_prompt",
+          "counter_task_row",
+        ],
         "the program offered every MCP tool as <server>_<tool>",
       );
       const tools = r!.nodes

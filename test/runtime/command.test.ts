@@ -141,7 +141,8 @@ test("a command killed by the runtime's own timeout stops as harness_timeout, no
       toolbox: new RolloutToolbox([], { trace }),
       endpoint: async () => {
         const reg = await server.register(session);
-        return { baseUrl: reg.baseUrl, origin: reg.baseUrl.replace(/\/v1$/, ""), secret: reg.secret };
+        const origin = reg.baseUrl.replace(/\/v1$/, "");
+        return { baseUrl: reg.baseUrl, origin, secret: reg.secret, serverSecret: reg.serverSecret };
       },
     });
     assert.equal(trace.stopCondition, "harness_timeout");

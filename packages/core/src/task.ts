@@ -134,6 +134,12 @@ export interface TaskHandlers<D extends TaskData = TaskData> {
   toolsets?: readonly ToolsetDeclaration<D>[];
   /** A user simulator that is an MCP server exposing `respond` (instead of `user`). */
   userServer?: McpServerInput;
+  /**
+   * Task row fields the agent must not read (answers, expected outputs): `GET /task` with the
+   * agent program's credential leaves them out; the taskset's own tool and user-simulator
+   * servers, which get a credential of their own, see the whole row.
+   */
+  hiddenFields?: readonly string[];
   /** Validates `PUT /state` bodies from toolset and user servers. */
   stateSchema?: z.ZodType;
   /**

@@ -2,7 +2,7 @@
  * A stdio MCP server written against the official SDK's high-level API (zod schemas), the kind of
  * toolset a taskset declares as a command. `bump` counts calls in this process (so per-rollout
  * and per-worker scopes can be told apart by pid), `task_prompt` reads the rollout's task over
- * `GET /task`, and `remember` writes the rollout's state with `PUT /state`.
+ * `GET /task` (`task_row` answers the whole row it read), and `remember` writes the rollout's state with `PUT /state`.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -33,6 +33,11 @@ server.registerTool(
 server.registerTool("task_prompt", { description: "The task's prompt." }, async () => {
   const { task } = (await (await channel("/task")).json()) as { task: string };
   return { content: [{ type: "text", text: String(JSON.parse(task).prompt) }] };
+});
+
+server.registerTool("task_row", { description: "The task row as this server reads it." }, async () => {
+  const { task } = (await (await channel("/task")).json()) as { task: string };
+  return { content: [{ type: "text", text: task }] };
 });
 
 server.registerTool(

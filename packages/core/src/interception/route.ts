@@ -11,6 +11,8 @@ export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   session: RolloutSession<any>;
+  /** The request carries the environment servers' credential, not the agent program's. */
+  trusted: boolean;
   /** Capture groups of a pattern path. */
   params: string[];
   /** The body as a JSON object (bounded: 413 past the limit, 400 for anything but an object). */

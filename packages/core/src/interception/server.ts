@@ -39,8 +39,19 @@ const MAX_BODY = 64 << 20;
 export interface Registration {
   /** Base URL ending in `/v1` (what `OPENAI_BASE_URL` should be). */
   baseUrl: string;
+  /** The agent program's credential. */
   secret: string;
+  /**
+   * The environment's own servers' credential (tool and user-simulator servers): the same
+   * routes, but `/task` answers the whole row, hidden fields included.
+   */
+  serverSecret: string;
   dispose(): void;
+}
+
+interface Holder {
+  session: RolloutSession<any>;
+  trusted: boolean;
 }
 
 export interface InterceptionServerOptions {
@@ -51,7 +62,7 @@ export interface InterceptionServerOptions {
 export class InterceptionServer {
   private running: RunningServer | null = null;
   private starting: Promise<string> | null = null;
-  private readonly sessions = new Map<string, RolloutSession<any>>();
+  private readonly sessions = new Map<string, Holder>();
   private readonly routes = new Routes<InterceptionRoute>();
   /** Worker-scoped MCP servers, shared by every rollout that uses this server. */
   readonly sharedServers = new SharedServers();
@@ -89,12 +100,22 @@ export class InterceptionServer {
   async register(session: RolloutSession<any>): Promise<Registration> {
     const origin = await this.start();
     const secret = randomBytes(24).toString("hex");
-    this.sessions.set(secret, session);
-    return { baseUrl: `${origin}/v1`, secret, dispose: () => this.sessions.delete(secret) };
+    const serverSecret = randomBytes(24).toString("hex");
+    this.sessions.set(secret, { session, trusted: false });
+    this.sessions.set(serverSecret, { session, trusted: true });
+    return {
+      baseUrl: `${origin}/v1`,
+      secret,
+      serverSecret,
+      dispose: () => {
+        this.sessions.delete(secret);
+        this.sessions.delete(serverSecret);
+      },
+    };
   }
 
   get activeSessions(): number {
-    return this.sessions.size;
+    return this.sessions.size / 2;
   }
 
   async close(): Promise<void> {
@@ -112,13 +133,14 @@ export class InterceptionServer {
       const match = this.routes.find(req.method ?? "GET", pathOf(req));
       route = match.handler;
       const secret = (route.secret ?? bearerToken)(req);
-      const session = secret ? this.sessions.get(secret) : undefined;
-      if (!session)
+      const holder = secret ? this.sessions.get(secret) : undefined;
+      if (!holder)
         throw new HttpError(401, "invalid or unknown rollout secret", { code: "authentication_error" });
       await route.handle({
         req,
         res,
-        session,
+        session: holder.session,
+        trusted: holder.trusted,
         params: match.params,
         json: () => readJsonObject(req, MAX_BODY),
       });

@@ -9,6 +9,8 @@ import type { RolloutToolbox } from "./toolbox.ts";
 export interface RolloutAttachments {
   toolbox: RolloutToolbox | null;
   tasksetId: string;
+  /** Task row fields `GET /task` leaves out for the agent's credential (`Taskset.hiddenFields`). */
+  hiddenFields?: readonly string[];
   /** Validates `PUT /state` bodies (the taskset's `stateSchema`). */
   stateSchema?: {
     safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { message: string } };

@@ -11,7 +11,10 @@ export interface RolloutEndpoint {
   baseUrl: string;
   /** `http://127.0.0.1:<port>`: the state routes and MCP servers hang off it. */
   origin: string;
+  /** The agent program's credential. */
   secret: string;
+  /** The environment's own servers' credential (sees hidden task fields). */
+  serverSecret: string;
 }
 
 export interface McpServersConfig {

@@ -6,6 +6,8 @@
  * - `PUT /state` — replaces it (last write wins; validated by the taskset's `stateSchema` when it
  *   has one: 400 `invalid state PUT for <taskset>: …`), answers `{"ok": true}`;
  * - `GET /task` — `{"cls": <taskset id>, "task": <the task row as a JSON string>}` (V1's shape);
+ *   with the agent program's credential the row lacks the taskset's `hiddenFields` (answers),
+ *   which only the environment servers' credential (`VF_STATE_SECRET`) reads;
  * - `/mcp/<server>` — the rollout's toolset `<server>` as a stateless streamable-HTTP MCP server.
  */
 import { HttpError, sendJson } from "../http/index.ts";
@@ -48,9 +50,15 @@ const getTask: InterceptionRoute = {
   method: "GET",
   path: "/task",
   errorBody: stateErrorBody,
-  handle: (ctx) =>
-    sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(ctx.session.trace.task) }),
+  handle: (ctx) => sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(visibleTask(ctx)) }),
 };
+
+function visibleTask(ctx: RouteContext): unknown {
+  const task = ctx.session.trace.task as Record<string, unknown>;
+  const hidden = attachmentsOf(ctx.session)?.hiddenFields ?? [];
+  if (ctx.trusted || hidden.length === 0) return task;
+  return Object.fromEntries(Object.entries(task).filter(([k]) => !hidden.includes(k)));
+}
 
 const MCP_PATH = /^\/mcp\/([^/]+)\/?$/;
 

@@ -69,17 +69,24 @@ export class RolloutWiring<D extends TaskData> {
         toolbox: this.toolbox,
         tasksetId: this.o.taskset.id,
         stateSchema: this.o.taskset.stateSchema,
+        hiddenFields: this.o.taskset.hiddenFields,
       };
       attachRollout(session, this.attachments);
       this.registration = this.o.interception().then((s) => s.register(session));
     }
     const reg = await this.registration;
-    return { baseUrl: reg.baseUrl, origin: reg.baseUrl.replace(/\/v1$/, ""), secret: reg.secret };
+    return {
+      baseUrl: reg.baseUrl,
+      origin: reg.baseUrl.replace(/\/v1$/, ""),
+      secret: reg.secret,
+      serverSecret: reg.serverSecret,
+    };
   };
 
   private async state(): Promise<StateChannel> {
     const ep = await this.endpoint();
-    return { url: `${ep.origin}/state`, secret: ep.secret };
+    // The environment's servers, not the agent: they may read the task's hidden fields.
+    return { url: `${ep.origin}/state`, secret: ep.serverSecret };
   }
 
   /** Opens the toolbox of the rollout whose session is `session`. */
