@@ -4,7 +4,7 @@
  * policy: a shell command first, then the task's MCP tool, then the answer. Shared by the
  * agent tests and by scripts/capture-agent-requests.ts, which records what the agents send.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
@@ -134,5 +134,6 @@ export async function runAgentEpisode(
     await env.close();
     await client.close();
     if (!opts.engineDown) await engine.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
