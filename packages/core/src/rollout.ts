@@ -16,6 +16,7 @@ import {
   ToolsetError,
   UserError,
 } from "./errors.ts";
+import { placeGraderFiles } from "./grader-files.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { taskPrompt } from "./harnesses/prompt.ts";
 import type { InterceptionServer } from "./interception/server.ts";
@@ -162,9 +163,11 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       const at = now();
       trace.markStage("finalize", at, at);
     }
-    await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), () =>
-      scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges),
-    );
+    await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), async () => {
+      // The agent can no longer act: its program has exited (the sandbox took its processes).
+      await boundary(TaskError, "grader files", () => placeGraderFiles(taskset, ctx()));
+      await scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges);
+    });
     applyFailurePenalty(spec.toolCallFailures, trace);
     trace.completed = true;
   } catch (e) {

@@ -117,6 +117,12 @@ export function isLocalToolset<D extends TaskData>(t: ToolsetDeclaration<D>): t 
 export interface TaskHandlers<D extends TaskData = TaskData> {
   setup?(ctx: HandlerContext<D>): MaybePromise<void>;
   finalize?(ctx: HandlerContext<D>): MaybePromise<void>;
+  /**
+   * Grader-owned files (tests, expected outputs), keyed by path in the rollout's working folder:
+   * written after the agent's program exited and `finalize` ran, just before scoring, replacing
+   * whatever the agent left there (recorded in `info.grader_files`). See grader-files.ts.
+   */
+  graderFiles?(task: D): MaybePromise<Record<string, string | Uint8Array>>;
   metrics?: Metric<D>[];
   rewards?: Reward<D>[];
   groupRewards?: GroupReward<D>[];
