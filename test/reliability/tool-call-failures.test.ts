@@ -31,7 +31,12 @@ const FAMILIES = {
     turns: (tok: Tok) => [
       [151657, ...tok.encode('\n{"name": "calculate", "arguments": {"expression": "1+}\n'), 151658, 151645],
       [...tok.encode("Let me compute."), 151657, ...tok.encode('\n{"name": "calc'), 151645],
-      [151657, ...tok.encode('\n{"name": "calculate", "arguments": {"expression": "6*7"}}\n'), 151658, 151645],
+      [
+        151657,
+        ...tok.encode('\n{"name": "calculate", "arguments": {"expression": "6*7"}}\n'),
+        151658,
+        151645,
+      ],
     ],
     reasons: { invalid_json: 1, unclosed_block: 1 },
   },
@@ -74,7 +79,14 @@ async function run(family: keyof typeof FAMILIES, extra = ""): Promise<TraceReco
   }
 }
 
-const meta = { taskset: "tool-math", model: "m", harness: "tools", run_id: "r", num_tasks: 1, num_rollouts: 2 };
+const meta = {
+  taskset: "tool-math",
+  model: "m",
+  harness: "tools",
+  run_id: "r",
+  num_tasks: 1,
+  num_rollouts: 2,
+};
 
 test("failed tool-call turns are counted per family and reason: nodes, trace, summary, report", async () => {
   const all: TraceRecord[] = [];
