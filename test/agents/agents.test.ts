@@ -100,8 +100,7 @@ const CODEX_LAYER = {
 };
 const GENERIC: Record<AgentId, string> = {
   codex: `env = { CODEX_HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", CODEX_CONFIG = ${JSON.stringify(JSON.stringify(CODEX_LAYER))}, INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`,
-  claude_code:
-    'env = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1" }\n[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\nprompt_timeout = 300\n',
+  claude_code: `env = { CLAUDE_CONFIG_DIR = "${rolloutVar("ENVROLL_AGENT_HOME")}", HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1" }\n[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\nprompt_timeout = 300\n`,
 };
 
 test(

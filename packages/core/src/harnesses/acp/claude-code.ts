@@ -26,6 +26,8 @@ export function claudeCodePlan(acp: AcpConfig): AcpPlan {
           ANTHROPIC_API_KEY: ep.secret,
           ANTHROPIC_MODEL: ctx.session.model,
           CLAUDE_CONFIG_DIR: dir,
+          // Claude Code also writes its install state and per-project history under HOME.
+          HOME: dir,
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
           DISABLE_AUTOUPDATER: "1",
           DISABLE_TELEMETRY: "1",
