@@ -3,9 +3,8 @@
  * context-length question. They go over a few sockets of their own, because an abort must never
  * wait for a connection behind the very generations it is meant to stop.
  */
-import type { Pool } from "undici";
 import { ProviderHttpError } from "./errors.ts";
-import { createPool, exchange } from "./http.ts";
+import { createGeneratePool, exchange, type GeneratePool } from "./http.ts";
 import { parseWorkerList, WORKER_LIST_PATHS } from "./workers.ts";
 
 const ADMIN_TIMEOUT_MS = 10_000;
@@ -13,9 +12,11 @@ const WORKER_CACHE_MS = 5_000;
 const ADMIN_CONNECTIONS = 8;
 
 export class AdminChannel {
-  // Made at the first admin request: a run that never needs one never loads undici.
-  private ownPool: Pool | null = null;
-  private readonly workerPools = new Map<string, Pool>();
+  // Made at the first admin request. Plain http goes through the transport's own HTTP/1.1 client,
+  // as /generate does: the context-length question is asked at every run's first turn, and undici
+  // (node:http, TLS, HTTP/2) would otherwise load for it (test/build/lean-start.test.ts).
+  private ownPool: GeneratePool | null = null;
+  private readonly workerPools = new Map<string, GeneratePool>();
   private workerCache: { at: number; urls: string[] } | null = null;
 
   constructor(
@@ -25,8 +26,8 @@ export class AdminChannel {
     private readonly connectTimeoutMs: number,
   ) {}
 
-  private get pool(): Pool {
-    this.ownPool ??= createPool(this.origin, ADMIN_CONNECTIONS, this.connectTimeoutMs);
+  private get pool(): GeneratePool {
+    this.ownPool ??= createGeneratePool(this.origin, ADMIN_CONNECTIONS, this.connectTimeoutMs);
     return this.ownPool;
   }
 
@@ -82,7 +83,7 @@ export class AdminChannel {
   async broadcastAbort(body: { rid: string; abort_all: boolean }): Promise<void> {
     const payload = JSON.stringify(body);
     const workers = await this.listWorkers();
-    const targets: { pool: Pool; path: string }[] = [
+    const targets: { pool: GeneratePool; path: string }[] = [
       { pool: this.pool, path: `${this.prefix}/abort_request` },
     ];
     for (const url of workers) {
@@ -115,10 +116,10 @@ export class AdminChannel {
     }
   }
 
-  private workerPool(origin: string): Pool {
+  private workerPool(origin: string): GeneratePool {
     let pool = this.workerPools.get(origin);
     if (!pool) {
-      pool = createPool(origin, 4, this.connectTimeoutMs);
+      pool = createGeneratePool(origin, 4, this.connectTimeoutMs);
       this.workerPools.set(origin, pool);
     }
     return pool;

@@ -71,6 +71,7 @@ export class SglangTransport {
   private closed = false;
   /** The server's context length, asked once when no limit is configured (null: unknown). */
   private learnedContext: number | null | undefined;
+  private contextQuestion: Promise<number | null> | null = null;
 
   constructor(opts: SglangTransportOptions) {
     this.opts = opts;
@@ -160,7 +161,11 @@ export class SglangTransport {
     // requested budget needs it too: agents ask for more than the context leaves (Claude Code's
     // max_tokens is 32000), which the engine would refuse instead of sampling what fits.
     const uncapped = this.opts.contextLength === undefined && this.opts.maxResponseLength === undefined;
-    if (uncapped && this.learnedContext === undefined) this.learnedContext = await this.admin.contextLength();
+    // One question per transport: the first turns of a run all wait on the same answer.
+    if (uncapped && this.learnedContext === undefined) {
+      this.contextQuestion ??= this.admin.contextLength();
+      this.learnedContext = await this.contextQuestion;
+    }
     const counted = this.sessions.nextTurn(req.sessionId);
     const first = counted.first;
     const turn = req.turn ?? counted.turn;
