@@ -39,7 +39,13 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
       res.once("close", () => {
         if (!res.writableFinished) gone.abort();
       });
-      const turn = () => session.complete(request.messages, request.tools, request.sampling, gone.signal);
+      const messages = session.restoreAnswered(request.messages);
+      const turn = async () => {
+        const result = await session.complete(messages, request.tools, request.sampling, gone.signal);
+        if (result.kind === "completion")
+          session.noteAnswered(result.response.message, dialect.echoArguments);
+        return result;
+      };
       if (!request.stream) {
         const result = await turn();
         if (result.kind === "stopped") throw new HttpError(400, `rollout stopped: ${result.reason}`);

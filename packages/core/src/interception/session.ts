@@ -23,6 +23,7 @@ import { failedTurnError, type ToolCallFailurePolicy } from "../tool-call-failur
 import { messageHash } from "../trace/hash.ts";
 import type { Trace } from "../trace/trace.ts";
 import { contentText, type Message, type TaskData, type Tool } from "../types.ts";
+import { EchoedArguments } from "./echoed-arguments.ts";
 import { Resends, requestKey } from "./resends.ts";
 import { runToolCall } from "./tools.ts";
 import { DROPPED_SAMPLING_INFO } from "./trace-info.ts";
@@ -64,6 +65,8 @@ export class RolloutSession<D extends TaskData = TaskData> {
   /** Made on the first request that can be re-sent (HTTP only). */
   private resendsOf: Resends<CompletionResult> | null = null;
   private handlerContext: HandlerContext<D> | null = null;
+  /** Made when a dialect answers a call it cannot carry verbatim (see echoed-arguments.ts). */
+  private echoed: EchoedArguments | null = null;
 
   constructor(options: SessionOptions<D>) {
     this.o = options;
@@ -112,6 +115,18 @@ export class RolloutSession<D extends TaskData = TaskData> {
     const have = (this.trace.info["dropped_tools"] as string[] | undefined) ?? [];
     const add = names.filter((n) => !have.includes(n));
     if (add.length > 0) this.trace.info["dropped_tools"] = [...have, ...add];
+  }
+
+  /** Remembers the answered calls whose arguments `echoOf` re-spells when sent back. */
+  noteAnswered(message: Message, echoOf: ((args: string) => string | null) | undefined): void {
+    if (!echoOf) return;
+    this.echoed ??= new EchoedArguments();
+    this.echoed.note(message, echoOf);
+  }
+
+  /** A program's history with re-spelled echoes of answered calls back to their sampled arguments. */
+  restoreAnswered(messages: Message[]): Message[] {
+    return this.echoed ? this.echoed.restore(messages) : messages;
   }
 
   /** Prompt tokens of a conversation (Anthropic `count_tokens`); never a turn of the trace. */

@@ -64,6 +64,11 @@ export interface Dialect {
   events(response: ModelResponse, request: DialectRequest, model: string): SseEvent[];
   /** An error reported inside a stream whose headers already went out. */
   errorEvent(message: string, type: string): SseEvent[];
+  /**
+   * The arguments text this dialect's `parse` gives for an answered call sent back in a later
+   * history, when that is not `args` itself (a wire format that cannot carry them verbatim).
+   */
+  echoArguments?(args: string): string | null;
 }
 
 export function sseText(events: readonly SseEvent[]): string {

@@ -5,6 +5,7 @@
  * when there are calls, `end_turn` otherwise.
  */
 import type { ModelResponse } from "../../../clients/client.ts";
+import { pyJsonDumps } from "../../../renderers/py-json.ts";
 import { contentText } from "../../../types.ts";
 import type { SseEvent } from "../dialect.ts";
 import type { Json } from "../fields.ts";
@@ -13,12 +14,25 @@ import type { Json } from "../fields.ts";
 const SIGNATURE = "envroll";
 
 function toolInput(args: string): Json {
+  return objectArguments(args) ?? wrapped(args);
+}
+
+function objectArguments(args: string): Json | null {
   try {
     const v = JSON.parse(args);
     if (typeof v === "object" && v !== null && !Array.isArray(v)) return v;
   } catch {}
-  // The model wrote arguments that are not a JSON object; the program sees them as they are.
+  return null;
+}
+
+/** The model wrote arguments that are not a JSON object; the program sees them as they are. */
+function wrapped(args: string): Json {
   return { arguments: args };
+}
+
+/** What parse.ts makes of a wrapped call echoed back (the session restores the sampled text). */
+export function echoedArguments(args: string): string | null {
+  return objectArguments(args) === null ? pyJsonDumps(wrapped(args)) : null;
 }
 
 function contentBlocks(r: ModelResponse): Json[] {

@@ -9,7 +9,7 @@ import { errorMessage } from "../../../errors.ts";
 import { bearerToken, HttpError, headerValue, sendJson } from "../../../http/index.ts";
 import type { InterceptionRoute } from "../../route.ts";
 import type { Dialect } from "../dialect.ts";
-import { anthropicAnswer, anthropicEvents } from "./answer.ts";
+import { anthropicAnswer, anthropicEvents, echoedArguments } from "./answer.ts";
 import { parseAnthropicConversation, parseAnthropicRequest } from "./parse.ts";
 
 function secret(req: IncomingMessage): string | null {
@@ -36,6 +36,7 @@ export const anthropicDialect: Dialect = {
   errorEvent: (message, type) => [
     { event: "error", data: JSON.stringify(anthropicErrorBody(message, type)) },
   ],
+  echoArguments: echoedArguments,
 };
 
 /** `count_tokens`: the prompt the model would see, counted by the client (never a turn). */
