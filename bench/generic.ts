@@ -17,7 +17,7 @@
  * each figure is the median over repetitions, every repetition's value is in `reps`.
  */
 import { createRenderer } from "../packages/core/src/renderers/index.ts";
-import { JinjaRenderer } from "../packages/core/src/renderers/jinja.ts";
+import { JinjaRenderer } from "../packages/core/src/renderers/jinja/renderer.ts";
 import type { Renderer, RenderMessage } from "../packages/core/src/renderers/renderer.ts";
 import { type TokenIds, TokenSequence } from "../packages/core/src/token-sequence.ts";
 import { loadTokenizer, packageTokenizerDir } from "../packages/core/src/tokenizer/index.ts";

@@ -3,7 +3,7 @@
  * cache), one bridge step and one parse. Prints one JSON line per metric:
  * {"name", "value", "unit"}. Run: node --import tsx bench/render.ts
  */
-import { Qwen3Renderer } from "../packages/core/src/renderers/qwen3.ts";
+import { Qwen3Renderer } from "../packages/core/src/renderers/qwen3/renderer.ts";
 import type { RenderMessage, RenderTool } from "../packages/core/src/renderers/renderer.ts";
 import { loadTokenizer } from "../packages/core/src/tokenizer/index.ts";
 

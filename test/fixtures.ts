@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseJsonKeepingFloats } from "../packages/core/src/renderers/py-json.ts";
+import { parseJsonKeepingFloats } from "../packages/core/src/text/py-json.ts";
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const FIXTURES_DIR = join(REPO_ROOT, "test", "fixtures");

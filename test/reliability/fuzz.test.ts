@@ -14,15 +14,15 @@ import { test } from "node:test";
 import { rawJsonMember } from "../../packages/core/src/clients/json-member.ts";
 import { SampleCounter, tracesToGroup } from "../../packages/core/src/miles/convert.ts";
 import { groupSamples, sampleViolations } from "../../packages/core/src/miles/sample.ts";
-import { expandBridged } from "../../packages/core/src/renderers/bridge.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
-import { pyJsonLoads } from "../../packages/core/src/renderers/py-json.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import type {
   ParsedResponse,
   RenderMessage,
   RenderTool,
 } from "../../packages/core/src/renderers/renderer.ts";
+import { expandBridged } from "../../packages/core/src/renderers/shared/bridge.ts";
+import { pyJsonLoads } from "../../packages/core/src/text/py-json.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { ENDOFTEXT, FuzzGenerator, IM_END } from "./fuzz-gen.ts";

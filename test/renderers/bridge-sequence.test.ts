@@ -1,7 +1,7 @@
 /** Bridges extend a shared TokenSequence: sharing must never show (immutability, forks). */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
+import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3/renderer.ts";
 import type { RenderMessage } from "../../packages/core/src/renderers/renderer.ts";
 
 test("bridging from an older turn again (a fork) gives that turn's extension and leaves the newer turns intact", () => {

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import type { RenderMessage } from "../../packages/core/src/renderers/renderer.ts";
 import type { TokenIds } from "../../packages/core/src/token-sequence.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";

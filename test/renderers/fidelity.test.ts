@@ -5,12 +5,12 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import * as jinja from "@huggingface/jinja";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
 import {
   JinjaShapeError,
   patchJinjaPythonSemantics,
-} from "../../packages/core/src/renderers/jinja-python-semantics.ts";
-import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
+} from "../../packages/core/src/renderers/jinja/python-semantics.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
+import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3/renderer.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 
 const tok = loadTokenizer("qwen3");

@@ -4,7 +4,7 @@
  * ids where HF is the authority, the Python renderer's ids/attribution/parse/bridge records
  * otherwise.
  */
-import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3.ts";
+import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3/renderer.ts";
 import { readFixtureKeepingFloats } from "../fixtures.ts";
 
 /** Both are required: a missing one fails loudly instead of shrinking the suite. */

@@ -6,9 +6,9 @@
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GptOssRenderer } from "../../packages/core/src/renderers/harmony.ts";
-import { parseJsonKeepingFloats } from "../../packages/core/src/renderers/py-json.ts";
+import { GptOssRenderer } from "../../packages/core/src/renderers/harmony/renderer.ts";
 import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
+import { parseJsonKeepingFloats } from "../../packages/core/src/text/py-json.ts";
 import {
   loadTokenizer,
   packageTokenizerDir,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
-import { HARMONY_IDS } from "../../packages/core/src/renderers/harmony-format.ts";
+import { HARMONY_IDS } from "../../packages/core/src/renderers/harmony/format.ts";
 import type { RenderMessage } from "../../packages/core/src/renderers/renderer.ts";
 import { goldens, gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
 

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { createRenderer, GptOssRenderer } from "../../packages/core/src/renderers/index.ts";
 import { goldens, gptOssCheckpoint, gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
 
-// The template raises on these; envroll writes them as harmony does (see harmony-render.ts).
+// The template raises on these; envroll writes them as harmony does (see renderers/harmony/render.ts).
 const RENDERED_WHERE_HF_RAISES: Record<string, string> = {
   "gpt-oss-content_and_thinking_on_call":
     "<|start|>user<|message|>q<|end|><|start|>assistant<|channel|>analysis<|message|>t<|end|>" +

@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
-import { PromptRecords } from "../../packages/core/src/renderers/jinja-sessions.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
+import { PromptRecords } from "../../packages/core/src/renderers/jinja/sessions.ts";
 import type { RenderMessage, RenderOptions } from "../../packages/core/src/renderers/renderer.ts";
 import { AddedTokenMatcher } from "../../packages/core/src/tokenizer/added-tokens.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";

@@ -5,7 +5,7 @@ import {
   parseJsonKeepingFloats,
   pyFloatRepr,
   pyJsonDumps,
-} from "../../packages/core/src/renderers/py-json.ts";
+} from "../../packages/core/src/text/py-json.ts";
 import { pyLstrip, pyRstrip, pyStrip } from "../../packages/core/src/text/python-str.ts";
 
 test("pyJsonDumps matches json.dumps(ensure_ascii=False) (expected strings from CPython 3.11)", () => {
@@ -49,7 +49,7 @@ test("Python strip semantics: whitespace set and explicit chars", () => {
 });
 
 test("tool-call JSON is read like Python json.loads (NaN/Infinity accepted, other junk not)", async () => {
-  const { parseToolCallJson } = await import("../../packages/core/src/renderers/tool-call-json.ts");
+  const { parseToolCallJson } = await import("../../packages/core/src/renderers/qwen3/tool-call-json.ts");
   const ok = parseToolCallJson('{"name": "f", "arguments": {"x": NaN, "y": -Infinity}}');
   assert.equal(ok.status, "ok");
   assert.ok(Number.isNaN((ok.arguments as { x: number }).x));

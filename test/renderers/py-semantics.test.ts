@@ -12,11 +12,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Template } from "@huggingface/jinja";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
-import { definedNames } from "../../packages/core/src/renderers/jinja-loop-shape.ts";
-import { patchJinjaPythonSemantics } from "../../packages/core/src/renderers/jinja-python-semantics.ts";
-import { compileTemplate } from "../../packages/core/src/renderers/template/compile.ts";
-import type { Node } from "../../packages/core/src/renderers/template/expressions.ts";
+import { definedNames } from "../../packages/core/src/renderers/jinja/loop-shape.ts";
+import { patchJinjaPythonSemantics } from "../../packages/core/src/renderers/jinja/python-semantics.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
+import { compileTemplate } from "../../packages/core/src/renderers/jinja/template/compile.ts";
+import type { Node } from "../../packages/core/src/renderers/jinja/template/expressions.ts";
 import { isPyWhitespace } from "../../packages/core/src/text/python-str.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 

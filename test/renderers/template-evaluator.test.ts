@@ -1,5 +1,5 @@
 /**
- * The compiled template evaluator (packages/core/src/renderers/template/) against the
+ * The compiled template evaluator (packages/core/src/renderers/jinja/template/) against the
  * `@huggingface/jinja` interpreter it replaces (patched as envroll patches it): identical text,
  * identical attribution markers, and an error exactly where the library raises — on every real
  * chat template the repo has × generated conversations (tools, tool calls, reasoning, system or
@@ -12,13 +12,13 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Template } from "@huggingface/jinja";
 import { mulberry32 } from "../../packages/core/src/random.ts";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
-import { readMarks, renderMarked } from "../../packages/core/src/renderers/jinja-attribution.ts";
-import { definedNames } from "../../packages/core/src/renderers/jinja-loop-shape.ts";
-import { patchJinjaPythonSemantics } from "../../packages/core/src/renderers/jinja-python-semantics.ts";
+import { readMarks, renderMarked } from "../../packages/core/src/renderers/jinja/attribution.ts";
+import { definedNames } from "../../packages/core/src/renderers/jinja/loop-shape.ts";
+import { patchJinjaPythonSemantics } from "../../packages/core/src/renderers/jinja/python-semantics.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
+import { compileTemplate } from "../../packages/core/src/renderers/jinja/template/compile.ts";
+import type { Node } from "../../packages/core/src/renderers/jinja/template/expressions.ts";
 import type { RenderMessage, RenderOptions } from "../../packages/core/src/renderers/renderer.ts";
-import { compileTemplate } from "../../packages/core/src/renderers/template/compile.ts";
-import type { Node } from "../../packages/core/src/renderers/template/expressions.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 import { ConversationGen, TOOLS } from "./random-conversations.ts";
 

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { expandBridged } from "../../packages/core/src/renderers/bridge.ts";
 import type { RenderedTokens } from "../../packages/core/src/renderers/renderer.ts";
+import { expandBridged } from "../../packages/core/src/renderers/shared/bridge.ts";
 import {
   contentTokenSpansByRole,
   messageTokenSpans,
   roleTokenSpans,
   tokensByRole,
   tokensPerMessage,
-} from "../../packages/core/src/renderers/token-spans.ts";
+} from "../../packages/core/src/renderers/shared/token-spans.ts";
 import { type Case, casesOf, plain, rendererFor } from "./fixture-cases.ts";
 
 function derived(r: RenderedTokens) {

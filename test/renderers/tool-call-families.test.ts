@@ -12,15 +12,15 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { UnsupportedError } from "../../packages/core/src/errors.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
-import type { JinjaRenderer } from "../../packages/core/src/renderers/jinja.ts";
-import { messageValues } from "../../packages/core/src/renderers/jinja-message-values.ts";
-import { toTemplateMessages } from "../../packages/core/src/renderers/jinja-plain.ts";
-import { pyJsonDumps } from "../../packages/core/src/renderers/py-json.ts";
+import { messageValues } from "../../packages/core/src/renderers/jinja/message-values.ts";
+import { toTemplateMessages } from "../../packages/core/src/renderers/jinja/plain.ts";
+import type { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import type {
   ParsedToolCall,
   RenderMessage,
   RenderTool,
 } from "../../packages/core/src/renderers/renderer.ts";
+import { pyJsonDumps } from "../../packages/core/src/text/py-json.ts";
 import { checkpointFolder, llama31Folder } from "../checkpoint-folders.ts";
 
 const TOOLS: RenderTool[] = [

@@ -6,7 +6,7 @@
  */
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { parseJsonKeepingFloats } from "envroll/internal/renderers/py-json.ts";
+import { parseJsonKeepingFloats } from "envroll/internal/text/py-json.ts";
 import { type RendererChoice, rendererFor, runTokensRequest, type TokensOp } from "./tokens/requests.ts";
 import { formatParse, formatTokenTable } from "./tokens/view.ts";
 

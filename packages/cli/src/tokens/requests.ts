@@ -2,7 +2,7 @@
  * `envroll tokens` requests and results: snake_case JSON in, snake_case JSON out, one renderer
  * call per request. Kept apart from the command wiring so it can be driven without stdin.
  */
-import { expandBridged } from "envroll/internal/renderers/bridge.ts";
+
 import { createRenderer } from "envroll/internal/renderers/index.ts";
 import type {
   RenderedTokens,
@@ -10,6 +10,7 @@ import type {
   RenderMessage,
   RenderTool,
 } from "envroll/internal/renderers/renderer.ts";
+import { expandBridged } from "envroll/internal/renderers/shared/bridge.ts";
 
 export type TokensOp = "render" | "parse" | "bridge";
 

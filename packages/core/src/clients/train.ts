@@ -10,8 +10,8 @@
  * message for the program.
  */
 import { UnsupportedError } from "../errors.ts";
-import { pyJsonDumps } from "../renderers/py-json.ts";
 import type { ParsedToolCall, Renderer, RenderMessage, RenderTool } from "../renderers/renderer.ts";
+import { pyJsonDumps } from "../text/py-json.ts";
 import { TokenSequence } from "../token-sequence.ts";
 import { messageHash } from "../trace/hash.ts";
 import { ProviderError } from "../transport/errors.ts";

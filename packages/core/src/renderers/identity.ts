@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Tokenizer } from "../tokenizer/index.ts";
-import type { ToolParserName } from "./jinja.ts";
+import type { ToolParserName } from "./jinja/renderer.ts";
 
 export type RendererKind = "qwen3" | "deepseek-v3" | "gpt-oss" | "generic";
 

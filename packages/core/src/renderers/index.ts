@@ -6,21 +6,21 @@
  * can be used (`"qwen3"` or an exact Qwen3 hub name).
  */
 import { isCheckpointFolder, isQwen3HubName, loadTokenizer, type Tokenizer } from "../tokenizer/index.ts";
-import { GptOssRenderer } from "./harmony.ts";
+import { GptOssRenderer } from "./harmony/renderer.ts";
 import {
   GPT_OSS_TEMPLATE_SHA256,
   identifyTemplate,
   type RendererKind,
   type TemplateIdentity,
 } from "./identity.ts";
-import { JinjaRenderer, type ToolParserName } from "./jinja.ts";
-import { Qwen3Renderer } from "./qwen3.ts";
+import { JinjaRenderer, type ToolParserName } from "./jinja/renderer.ts";
+import { Qwen3Renderer } from "./qwen3/renderer.ts";
 import type { Renderer } from "./renderer.ts";
 
-export { GptOssRenderer, type GptOssRendererConfig } from "./harmony.ts";
+export { GptOssRenderer, type GptOssRendererConfig } from "./harmony/renderer.ts";
 export { identifyTemplate, KNOWN_TEMPLATES, type TemplateIdentity, templateSha256 } from "./identity.ts";
-export { JinjaRenderer, type JinjaRendererOptions } from "./jinja.ts";
-export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3.ts";
+export { JinjaRenderer, type JinjaRendererOptions } from "./jinja/renderer.ts";
+export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3/renderer.ts";
 export type * from "./renderer.ts";
 export {
   contentTokenSpansByRole,
@@ -29,7 +29,7 @@ export {
   type Span,
   tokensByRole,
   tokensPerMessage,
-} from "./token-spans.ts";
+} from "./shared/token-spans.ts";
 
 export interface CreateRendererOptions {
   enableThinking?: boolean;

@@ -5,7 +5,7 @@
  * order, and its other blocks one user message after them (where the API puts the next input).
  */
 import type { Sampling } from "../../../clients/client.ts";
-import { pyJsonDumps } from "../../../renderers/py-json.ts";
+import { pyJsonDumps } from "../../../text/py-json.ts";
 import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
 import type { DialectRequest, ParseOptions } from "../dialect.ts";
 import {
