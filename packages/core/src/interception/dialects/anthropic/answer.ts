@@ -5,7 +5,7 @@
  * when there are calls, `end_turn` otherwise.
  */
 import type { ModelResponse } from "../../../clients/client.ts";
-import { pyJsonDumps } from "../../../renderers/py-json.ts";
+import { pyJsonDumps } from "../../../text/py-json.ts";
 import { contentText } from "../../../types.ts";
 import type { SseEvent } from "../dialect.ts";
 import type { Json } from "../fields.ts";
