@@ -4,9 +4,9 @@
  * then converted to Miles sample groups exactly as the rollout service does.
  */
 import type { TrainClient } from "../packages/core/src/clients/train.ts";
-import { loadConfig } from "../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../packages/core/src/environment.ts";
-import { resolveTaskset } from "../packages/core/src/loaders.ts";
+import { loadConfig } from "../packages/core/src/loaders/config.ts";
+import { resolveTaskset } from "../packages/core/src/loaders/taskset.ts";
 import { SampleCounter, tracesToGroup } from "../packages/core/src/miles/convert.ts";
 import { groupSamples, type MilesSample } from "../packages/core/src/miles/sample.ts";
 import type { Reward, Taskset } from "../packages/core/src/task.ts";

@@ -5,8 +5,8 @@
  * same requests and differ only in what envroll does around them.
  */
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { loadConfig } from "../../packages/core/src/config/index.ts";
 import { type Environment, loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { Taskset } from "../../packages/core/src/task.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";

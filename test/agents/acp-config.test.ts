@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { cacheKey } from "../../packages/core/src/harnesses/acp/install.ts";
 import { expandEnv, promptText } from "../../packages/core/src/harnesses/acp/run.ts";
 import { getHarness } from "../../packages/core/src/harnesses/index.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 
 const base = 'taskset = { id = "reverse-text" }\nmodel = "m"\n[harness]\n';
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { z } from "zod";
 import { openBackend } from "../../packages/cli/src/eval-backend.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
 
 const events: string[] = [];

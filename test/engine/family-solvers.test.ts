@@ -14,8 +14,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { ALL_SPECS } from "../../packages/core/src/tasksets/code-golf/specs.ts";
 import { parseAnswer } from "../../packages/core/src/tasksets/tool-math/answer.ts";

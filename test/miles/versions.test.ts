@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { branchToSample } from "../../packages/core/src/miles/convert.ts";
 import type { MilesSample } from "../../packages/core/src/miles/sample.ts";
 import { applyVersionPolicy, versionSpans } from "../../packages/core/src/miles/versions.ts";

@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { readFixture } from "../fixtures.ts";
 import { needsRealV1, real } from "./real-v1.ts";
 import { GroupReplayClient } from "./replay-client.ts";

@@ -10,8 +10,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { contentText } from "../../packages/core/src/types.ts";
 import { needsRealV1, real } from "./real-v1.ts";
 

@@ -9,9 +9,9 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { ConfigError } from "../../packages/core/src/errors.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { PythonHostError, sharedHost } from "../../packages/core/src/python/host.ts";
 import { ReplayClient } from "./replay-client.ts";
 

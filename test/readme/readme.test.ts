@@ -41,7 +41,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type TestContext, test } from "node:test";
 import { parse as parseToml } from "smol-toml";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { BIN, ROOT } from "../cli/cli-helpers.ts";
 import { type Block, type Mark, readmeBlocks, readmes } from "./markdown.ts";
 import { checkedCommands, envrollArgs, isEnvrollCommand, stages, words } from "./shell.ts";

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";

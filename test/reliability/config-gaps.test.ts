@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 
 const BASE = '[taskset]\nid = "reverse-text"\n';
 

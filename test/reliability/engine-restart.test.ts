@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";

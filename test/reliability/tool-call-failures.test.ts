@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { renderReport } from "../../packages/core/src/outputs/report/report.ts";
 import { summarize } from "../../packages/core/src/outputs/summary.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";

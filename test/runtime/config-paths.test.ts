@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { absolutizePaths, argvFiles } from "../../packages/core/src/config/paths.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 
 /** A folder with a config in `cfg/` and the files it names beside it. */
 function project(): { root: string; cfg: string } {

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { z } from "zod";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { ConfigError } from "../../packages/core/src/errors.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
 
 const taskset = defineTaskset({

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createEvalClient, EvalClient } from "../../packages/core/src/clients/eval.ts";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import type { EvalClientConfig } from "../../packages/core/src/config/schema.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { completion, startProvider } from "./helpers/provider.ts";
 
 test("EvalClient sends OpenAI JSON and parses reasoning and tool calls into envroll messages", async () => {

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadConfig } from "../../packages/core/src/config/load.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { readGuess } from "../../packages/core/src/tasksets/guess-number/game.ts";
 import { builtinTasksets } from "../../packages/core/src/tasksets/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";

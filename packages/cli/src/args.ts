@@ -9,7 +9,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { packageEntry as corePackageEntry } from "envroll/internal/loaders.ts";
+import { packageEntry as corePackageEntry } from "envroll/internal/loaders/taskset.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";

@@ -8,8 +8,9 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { loadConfigAndTaskset, readConfigFile } from "envroll/internal/config/index.ts";
+import { readConfigFile } from "envroll/internal/config/index.ts";
 import type { EnvConfig } from "envroll/internal/config/schema.ts";
+import { loadConfigAndTaskset } from "envroll/internal/loaders/config.ts";
 import { FILES } from "envroll/internal/outputs/run-folder.ts";
 import type { Taskset } from "envroll/internal/task.ts";
 import { stringify as stringifyToml } from "smol-toml";

@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { recordedPolicy } from "@envroll/engine/internal/policies/recorded.ts";
 import type { Command } from "commander";
-import { loadConfigAndTaskset } from "envroll/internal/config/load.ts";
+import { loadConfigAndTaskset } from "envroll/internal/loaders/config.ts";
 import { readTraces, TracesWriter } from "envroll/internal/outputs/traces-file.ts";
 import { compareEpisodes, type ReplayVerdict } from "envroll/internal/replay/divergence.ts";
 import { pairRecording, recordedTurns, unreplayable } from "envroll/internal/replay/recording.ts";

@@ -13,9 +13,9 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { loadConfigAndTaskset } from "envroll/internal/config/index.ts";
 import { taskPrompt } from "envroll/internal/harnesses/prompt.ts";
 import type { LoadedJudge } from "envroll/internal/judges/loader.ts";
+import { loadConfigAndTaskset } from "envroll/internal/loaders/config.ts";
 import { createRuntime } from "envroll/internal/runtimes/index.ts";
 import type { Runtime } from "envroll/internal/runtimes/runtime.ts";
 import { scoreGroup, scoreTrace } from "envroll/internal/scoring.ts";

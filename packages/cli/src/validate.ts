@@ -6,9 +6,10 @@
  * applied here too. Each step prints one ✓/✗ line; the first failure stops with exit code 1.
  */
 import type { Command } from "commander";
-import { loadConfigAndTaskset, tasksetFields } from "envroll/internal/config/index.ts";
+import { tasksetFields } from "envroll/internal/config/index.ts";
 import { checkSamplingKeys } from "envroll/internal/config/sampling-keys.ts";
 import { loadEnvironment } from "envroll/internal/environment.ts";
+import { loadConfigAndTaskset } from "envroll/internal/loaders/config.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
 import { resolveTarget, splitArgs, UsageError } from "./args.ts";
 import { type EvalBackend, openBackend } from "./eval-backend.ts";

@@ -12,6 +12,12 @@ export * from "./errors.ts";
 export * from "./harnesses/index.ts";
 export * from "./interception/index.ts";
 export * from "./judges/index.ts";
+export {
+  type LoadConfigOptions,
+  loadConfig,
+  loadConfigAndTaskset,
+  resolveConfig,
+} from "./loaders/config.ts";
 export { createRenderer } from "./renderers/index.ts";
 export type * from "./renderers/renderer.ts";
 export { createRuntime, registerRuntime, runtimeTypes } from "./runtimes/index.ts";

@@ -5,6 +5,7 @@
  * error either: it stops as `harness_timeout` and is still finalized and scored.
  */
 import type { Client, Sampling } from "./clients/client.ts";
+import type { McpServerSpec } from "./config/mcp-spec.ts";
 import { argvFiles } from "./config/paths.ts";
 import type { HarnessConfig, TimeoutConfig } from "./config/schema.ts";
 import {
@@ -23,7 +24,6 @@ import type { InterceptionServer } from "./interception/server.ts";
 import { RolloutSession } from "./interception/session.ts";
 import type { LoadedJudge } from "./judges/loader.ts";
 import type { RolloutLimits } from "./limits.ts";
-import type { McpServerSpec } from "./mcp/spec.ts";
 import type { RolloutToolbox } from "./mcp/toolbox.ts";
 import { RolloutWiring } from "./mcp/wiring.ts";
 import type { RuntimeFactory } from "./runtimes/index.ts";

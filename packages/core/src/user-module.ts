@@ -6,6 +6,7 @@
  * user module's imports of the bundled packages to the bundle's own copies (shared-modules.ts).
  */
 import { register } from "node:module";
+import { isAbsolute } from "node:path";
 import { sharedModules } from "./shared-modules.ts";
 
 const BUILT = /\.[cm]?js$/.test(new URL(import.meta.url).pathname);
@@ -20,6 +21,9 @@ export async function resolve(specifier, context, next) {
   return url === undefined ? r : { ...r, url, shortCircuit: true };
 }
 `;
+
+/** A module path (relative, absolute, or a .ts/.js file name) rather than a registered id. */
+export const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
 
 let tsx: Promise<void> | undefined;
 let shared = false;

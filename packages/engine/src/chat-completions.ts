@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { messagesFromWire, toolsFromWire } from "envroll/internal/interception/wire.ts";
+import { messagesFromWire, toolsFromWire } from "envroll/internal/clients/wire.ts";
 import type { EngineCore, JobResult } from "./core.ts";
 import { BadRequest, parseSampling } from "./sampling.ts";
 

@@ -1,6 +1,7 @@
 /** Builds an Environment for an inline taskset from TOML text (the same path users take). */
-import { loadConfig } from "../../../packages/core/src/config/load.ts";
+
 import { type Environment, loadEnvironment } from "../../../packages/core/src/environment.ts";
+import { loadConfig } from "../../../packages/core/src/loaders/config.ts";
 import type { Taskset } from "../../../packages/core/src/task.ts";
 
 export async function envFor(

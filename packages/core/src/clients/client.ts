@@ -5,8 +5,11 @@
  * prompt/completion ids and logprobs) and the EvalClient (any OpenAI-compatible endpoint, text
  * level, `tokens` is null). The interception layer talks only to this interface.
  */
-import type { TokenSequence } from "../token-sequence.ts";
-import type { AssistantMessage, FinishReason, Message, Tool } from "../types.ts";
+
+import type { ModelResponse } from "../trace/turn.ts";
+import type { Message, Tool } from "../types.ts";
+
+export type { ModelResponse, TokenBudget, ToolCallFailure, TurnTokens, Usage } from "../trace/turn.ts";
 
 /** Sampling settings in OpenAI vocabulary; extra keys pass through to the provider. */
 export interface Sampling {
@@ -22,35 +25,6 @@ export interface Sampling {
   [key: string]: unknown;
 }
 
-/** The sampled tokens of one turn; what reaches the trainer. */
-export interface TurnTokens {
-  /** The prompt as sent; a bridged prompt shares storage with the turn it extends. */
-  promptIds: TokenSequence;
-  completionIds: number[];
-  /** One per completion id. */
-  completionLogprobs: number[];
-  /**
-   * Where `promptMessageIndices` / `promptIsContent` start (default 0): the prompt ids before it
-   * are the already-sampled history a bridged prompt carries (index −1, not content), so a turn
-   * costs what its new tokens cost.
-   */
-  attributionStart?: number;
-  /** Per prompt token from `attributionStart`: index into the request's messages, or −1 for scaffold. */
-  promptMessageIndices?: number[];
-  /** Per prompt token from `attributionStart`: true for message body tokens. */
-  promptIsContent?: boolean[];
-  /** True when the prompt was built by bridging the previous turn instead of a full render. */
-  bridged?: boolean;
-  /** Why the renderer declined to bridge this turn (then the prompt is a full render, a new branch). */
-  bridgeDeclined?: string;
-}
-
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens?: number;
-}
-
 export interface ModelRequest {
   messages: Message[];
   tools: Tool[];
@@ -59,38 +33,6 @@ export interface ModelRequest {
   sessionId: string;
   turn: number;
   signal?: AbortSignal;
-}
-
-export interface ModelResponse {
-  id: string;
-  model: string;
-  message: AssistantMessage;
-  finishReason: FinishReason;
-  usage: Usage;
-  tokens: TurnTokens | null;
-  weightVersion?: string | null;
-  /**
-   * When a weight update landed mid-turn (the engine paused in `retract` mode): which version
-   * sampled which completion positions, `end` exclusive. Absent for a one-version turn.
-   */
-  weightVersionSpans?: { version: string; start: number; end: number }[] | null;
-  /** The `max_new_tokens` the turn was sent with and which limit set it (token clients only). */
-  tokenBudget?: TokenBudget;
-  /** Tool-call attempts in the sampled turn that did not parse (token clients only). */
-  toolCallFailures?: ToolCallFailure[];
-}
-
-/** One attempted tool call that did not parse: the renderer family, the parser's status, the text. */
-export interface ToolCallFailure {
-  family: string;
-  reason: string;
-  raw: string;
-}
-
-export interface TokenBudget {
-  maxNewTokens: number | null;
-  /** null: no limit anywhere, so the engine's own default applied. */
-  cappedBy: "requested" | "context_length" | "max_response_length" | null;
 }
 
 /**

@@ -14,13 +14,13 @@ import {
   ProviderTimeoutError,
   RequestCancelledError,
 } from "../errors.ts";
-import { messagesFromWire, messageToWire, toolToWire } from "../interception/wire.ts";
 import type { DeadlineOptions } from "../transport/deadline.ts";
 import { type ResolvedRetry, resolveRetry, withRetries } from "../transport/retry.ts";
 import type { RetryOptions } from "../transport/types.ts";
 import type { FinishReason } from "../types.ts";
 import { Agent, errors as undiciErrors } from "../undici.ts";
 import type { Client, ModelRequest, ModelResponse } from "./client.ts";
+import { messagesFromWire, messageToWire, toolToWire } from "./wire.ts";
 
 export interface EvalClientOptions {
   /** Base URL including `/v1` (or the provider's equivalent); `/chat/completions` is appended. */

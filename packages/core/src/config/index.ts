@@ -4,12 +4,8 @@ export {
   applyOverrides,
   type ConfigOverrides,
   type ConfigSource,
-  type LoadConfigOptions,
-  loadConfig,
-  loadConfigAndTaskset,
   overrideValue,
   readConfigFile,
-  resolveConfig,
   tasksetFields,
 } from "./load.ts";
 export * from "./schema.ts";

@@ -5,8 +5,8 @@
  * Built-in defaults live here; taskset defaults and the TOML are merged over them by `load.ts`.
  */
 import { z } from "zod";
-import { McpServerSpecSchema } from "../mcp/spec.ts";
 import { AcpSchema } from "./acp-schema.ts";
+import { McpServerSpecSchema } from "./mcp-spec.ts";
 
 const wholeMsg = (min: number) => `expected a whole number ≥ ${min}`;
 export const whole = (min: number) => z.int({ error: wholeMsg(min) }).min(min, { error: wholeMsg(min) });

@@ -5,8 +5,9 @@
  * request may make it exit non-zero) or failed (that cause is re-raised instead); otherwise a
  * non-zero exit is a HarnessError with the tail of its stderr.
  */
+
+import { messageToWire, toolToWire } from "../clients/wire.ts";
 import { HarnessError } from "../errors.ts";
-import { messageToWire, toolToWire } from "../interception/wire.ts";
 import { mcpEnv } from "../mcp/endpoint.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import { toolSchemas } from "../task.ts";

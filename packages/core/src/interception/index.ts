@@ -1,3 +1,4 @@
+export * from "../clients/wire.ts";
 export {
   chatDialect,
   completionToChunks,
@@ -10,4 +11,3 @@ export type { InterceptionRoute, RouteContext } from "./route.ts";
 export { InterceptionServer, type InterceptionServerOptions, type Registration } from "./server.ts";
 export { type CompletionResult, RolloutSession, type SessionOptions } from "./session.ts";
 export { runToolCall } from "./tools.ts";
-export * from "./wire.ts";

@@ -9,7 +9,7 @@
  * `POST /v1/tools/{name}`, which executes one of the task's tools (body = the arguments object,
  * answer `{"content": "<tool message text>"}`) so programs in any language run task tools
  * without reimplementing them; and V1's state channel and the rollout's toolsets over MCP
- * (`GET/PUT /state`, `GET /task`, `/mcp/<server>`; see mcp/routes.ts).
+ * (`GET/PUT /state`, `GET /task`, `/mcp/<server>`; see mcp/routes.ts, mounted by mcp/mount.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -25,8 +25,6 @@ import {
   sendError,
   sendJson,
 } from "../http/index.ts";
-import { SharedServers } from "../mcp/launch.ts";
-import { rolloutRoutes } from "../mcp/routes.ts";
 import { anthropicDialect, countTokensRoute } from "./dialects/anthropic/index.ts";
 import { chatDialect, openAiErrorBody } from "./dialects/chat.ts";
 import { responsesDialect } from "./dialects/responses/index.ts";
@@ -64,8 +62,8 @@ export class InterceptionServer {
   private starting: Promise<string> | null = null;
   private readonly sessions = new Map<string, Holder>();
   private readonly routes = new Routes<InterceptionRoute>();
-  /** Worker-scoped MCP servers, shared by every rollout that uses this server. */
-  readonly sharedServers = new SharedServers();
+  /** What was attached to this server from above (mcp/mount.ts) and ends with it. */
+  private readonly attached: { close(): Promise<void> }[] = [];
 
   constructor(options: InterceptionServerOptions = {}) {
     const modelOptions = { keepaliveMs: options.keepaliveMs ?? 3000 };
@@ -73,7 +71,11 @@ export class InterceptionServer {
       this.mount(modelRoute(dialect, modelOptions));
     this.mount(countTokensRoute);
     this.mount(toolRoute);
-    for (const route of rolloutRoutes) this.mount(route);
+  }
+
+  /** Closes `resource` when the server closes (before the listener, as it may still hold requests). */
+  closeWith(resource: { close(): Promise<void> }): void {
+    this.attached.push(resource);
   }
 
   /** Adds a route (before or after the server started); a duplicate method and path throws. */
@@ -123,7 +125,7 @@ export class InterceptionServer {
     this.running = null;
     this.starting = null;
     this.sessions.clear();
-    await this.sharedServers.close();
+    await Promise.all(this.attached.splice(0).map((r) => r.close()));
     await running?.close();
   }
 

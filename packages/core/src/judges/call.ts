@@ -8,8 +8,8 @@
  */
 import type { Sampling } from "../clients/client.ts";
 import type { EvalClient } from "../clients/eval.ts";
+import { messageToWire } from "../clients/wire.ts";
 import { errorMessage, JudgeError, RequestCancelledError } from "../errors.ts";
-import { messageToWire } from "../interception/wire.ts";
 import { backoffDelayMs, type ResolvedRetry, resolveRetry, retryReason, sleep } from "../transport/retry.ts";
 import { contentText, type Message } from "../types.ts";
 import type { CompleteOptions, JudgeReply } from "./judge.ts";

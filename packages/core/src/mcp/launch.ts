@@ -6,10 +6,11 @@
  * `VF_STATE_URL` and `VF_STATE_SECRET` (V1's names), with which it reads `GET /task` and
  * shares `GET/PUT /state`.
  */
+
+import type { McpServerSpec } from "../config/mcp-spec.ts";
 import { ToolsetError } from "../errors.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import { McpClientProvider, type McpEndpoint } from "./client-provider.ts";
-import type { McpServerSpec } from "./spec.ts";
 
 export interface StateChannel {
   /** `http://127.0.0.1:<port>/state` */

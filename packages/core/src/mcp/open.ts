@@ -5,12 +5,13 @@
  * state channel; worker-scoped ones come from the eval's shared pool and are told the rollout's
  * channel per call in `_meta` (`envroll/state_url`, `envroll/state_secret`).
  */
+
+import { type McpServerSpec, parseServerSpec, snakeCase } from "../config/mcp-spec.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import { type HandlerContext, isLocalToolset, type Taskset, type ToolDefinition } from "../task.ts";
 import type { TaskData } from "../types.ts";
 import { openServer, type SharedServers, type StateChannel } from "./launch.ts";
 import { LocalToolProvider, type ToolProvider } from "./provider.ts";
-import { type McpServerSpec, parseServerSpec, snakeCase } from "./spec.ts";
 import { RolloutToolbox, type ToolboxOptions } from "./toolbox.ts";
 
 export interface OpenToolboxOptions<D extends TaskData> extends ToolboxOptions {

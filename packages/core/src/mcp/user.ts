@@ -5,8 +5,9 @@
  * and the simulator ends the conversation by writing state (`PUT /state`) that a stop condition
  * of the task reads.
  */
+
+import { messagesFromWire } from "../clients/wire.ts";
 import { UserError } from "../errors.ts";
-import { messagesFromWire } from "../interception/wire.ts";
 import type { UserSimulator } from "../task.ts";
 import type { Message } from "../types.ts";
 import { toolResultText } from "./content.ts";

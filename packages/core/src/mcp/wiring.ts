@@ -4,6 +4,8 @@
  * external servers never opens a socket), its toolbox, and a user simulator that is an MCP
  * server. Everything it starts is stopped by `close`, whatever the harness did.
  */
+
+import { type McpServerSpec, parseServerSpec } from "../config/mcp-spec.ts";
 import type { HarnessConfig } from "../config/schema.ts";
 import type { ToolsetError } from "../errors.ts";
 import type { InterceptionServer, Registration } from "../interception/server.ts";
@@ -14,9 +16,9 @@ import type { Message, TaskData } from "../types.ts";
 import { attachRollout, type RolloutAttachments } from "./attach.ts";
 import type { RolloutEndpoint } from "./endpoint.ts";
 import { openServer, type StateChannel } from "./launch.ts";
+import { mcpOn } from "./mount.ts";
 import { openToolbox } from "./open.ts";
 import type { ToolProvider } from "./provider.ts";
-import { type McpServerSpec, parseServerSpec } from "./spec.ts";
 import type { RolloutToolbox } from "./toolbox.ts";
 import { type McpUser, mcpUser } from "./user.ts";
 
@@ -72,7 +74,10 @@ export class RolloutWiring<D extends TaskData> {
         hiddenFields: this.o.taskset.hiddenFields,
       };
       attachRollout(session, this.attachments);
-      this.registration = this.o.interception().then((s) => s.register(session));
+      this.registration = this.o.interception().then((s) => {
+        mcpOn(s);
+        return s.register(session);
+      });
     }
     const reg = await this.registration;
     return {
@@ -107,7 +112,7 @@ export class RolloutWiring<D extends TaskData> {
       runtime: o.runtime,
       // A rollout without worker-scoped servers never starts the interception server (nor loads
       // node:http for it) just to open its toolbox.
-      shared: async () => (await o.interception()).sharedServers,
+      shared: async () => mcpOn(await o.interception()),
       state: () => this.state(),
       extra,
       trace: session.trace,

@@ -4,9 +4,10 @@
  * the environment runtime's API.
  */
 import type { Sampling } from "../clients/client.ts";
-import { type ConfigOverrides, loadConfig } from "../config/index.ts";
+import type { ConfigOverrides } from "../config/index.ts";
 import type { EnvConfig } from "../config/schema.ts";
 import { type Environment, loadEnvironment } from "../environment.ts";
+import { loadConfig } from "../loaders/config.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import type { EnvironmentInfo, GroupRun, RolloutEnvironment } from "./backend.ts";
 

@@ -10,11 +10,12 @@
  * The graph only records: how a prompt is built (bridge or full render) is the client's
  * business, which alone knows every input the prompt depends on.
  */
-import type { ModelResponse, TokenBudget, ToolCallFailure, TurnTokens } from "../clients/client.ts";
+
 import { doubleZeros, falses, zeros } from "../packed-arrays.ts";
 import type { TokenSequence } from "../token-sequence.ts";
 import type { FinishReason, Message } from "../types.ts";
 import { messageHash } from "./hash.ts";
+import type { ModelResponse, TokenBudget, ToolCallFailure, TurnTokens } from "./turn.ts";
 
 export interface GraphNode {
   parent: number | null;

@@ -4,15 +4,16 @@
  * scoring; it becomes a plain `TraceRecord` once finished and is then dropped, so a long eval
  * holds only in-flight traces.
  */
-import type { ModelResponse } from "../clients/client.ts";
+
 import { ProviderError } from "../errors.ts";
-import type { TraceView } from "../task.ts";
 import { pyStrip } from "../text/python-str.ts";
 import { contentText, type FinishReason, type Message, type TaskData } from "../types.ts";
 import { branchRecords } from "./branches.ts";
 import { MessageGraph, type TurnPlan } from "./graph.ts";
 import type { NodeRecord, TraceRecord } from "./record.ts";
 import { newTraceId } from "./trace-id.ts";
+import type { ModelResponse } from "./turn.ts";
+import type { TraceView } from "./view.ts";
 
 /** Stop conditions that mean the rollout was cut short, not finished by the agent. */
 export const TRUNCATING_STOPS: ReadonlySet<string> = new Set([

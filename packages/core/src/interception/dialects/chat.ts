@@ -4,10 +4,10 @@
  * names, so parsing is `wire.ts`; this module adds the request knobs and the answers.
  */
 import type { ModelResponse, Sampling } from "../../clients/client.ts";
+import { messagesFromWire, messageToWire, toolsFromWire, type WireToolCall } from "../../clients/wire.ts";
 import { InterceptionError } from "../../errors.ts";
 import { bearerToken } from "../../http/index.ts";
 import { mergeSplitTurns } from "../split-turns.ts";
-import { messagesFromWire, messageToWire, toolsFromWire, type WireToolCall } from "../wire.ts";
 import { type Dialect, type DialectRequest, type SseEvent, unixSeconds } from "./dialect.ts";
 
 type Json = Record<string, any>;

@@ -2,11 +2,12 @@
  * Load-time checks of a taskset's MCP declarations against the harness, so a bad server spec or
  * an impossible pairing is a ConfigError naming the key before any rollout starts.
  */
+
+import { type McpServerSpec, parseServerSpec } from "../config/mcp-spec.ts";
 import { ConfigError } from "../errors.ts";
 import type { Harness } from "../harnesses/harness.ts";
+import { declaredServers } from "../mcp/open.ts";
 import type { Taskset } from "../task.ts";
-import { declaredServers } from "./open.ts";
-import { type McpServerSpec, parseServerSpec } from "./spec.ts";
 
 export function checkToolsets(
   taskset: Taskset<any, any>,

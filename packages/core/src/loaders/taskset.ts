@@ -11,17 +11,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { didYouMean } from "./config/issues.ts";
-import { ConfigError } from "./errors.ts";
-import { CORE_ROOT } from "./package-root.ts";
-import type { HostOptions } from "./python/host.ts";
-import { resolvePythonTaskset } from "./python/taskset.ts";
-import type { Taskset } from "./task.ts";
-import { builtinTasksets } from "./tasksets/index.ts";
-import { importUserModule } from "./user-module.ts";
-
-/** A module path (relative, absolute, or a .ts/.js file name) rather than a registered id. */
-export const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
+import { didYouMean } from "../config/issues.ts";
+import { ConfigError } from "../errors.ts";
+import { CORE_ROOT } from "../package-root.ts";
+import type { HostOptions } from "../python/host.ts";
+import { resolvePythonTaskset } from "../python/taskset.ts";
+import type { Taskset } from "../task.ts";
+import { builtinTasksets } from "../tasksets/index.ts";
+import { importUserModule, looksLikePath } from "../user-module.ts";
 
 function isTaskset(v: unknown): v is Taskset<any, any> {
   return (
