@@ -7,7 +7,7 @@
  * version's first failing request is captured). Secrets and per-run ids are replaced by
  * placeholders so a re-capture diffs only where the agent changed.
  *
- *   node --import tsx scripts/capture-agent-requests.ts [codex|claude_code ...]
+ *   node --import tsx scripts/capture-agent-requests.ts [codex|claude_code|codex_code_mode ...]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { anthropicDialect } from "../packages/core/src/interception/dialects/anthropic/index.ts";
 import type { Dialect } from "../packages/core/src/interception/dialects/dialect.ts";
 import { responsesDialect } from "../packages/core/src/interception/dialects/responses/index.ts";
-import { type AgentId, runAgentEpisode } from "../test/agents/agent-episode.ts";
+import { CODEX_CODE_MODE, codeModeReplay, runAgentEpisode } from "../test/agents/agent-episode.ts";
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), "..", "test", "fixtures", "agents");
 
@@ -42,16 +42,24 @@ function scrub(text: string): string {
     .replace(/\d{4}-\d{2}-\d{2}/g, "2026-01-01");
 }
 
-const agents = (process.argv.slice(2) as AgentId[]).length
-  ? (process.argv.slice(2) as AgentId[])
-  : (["codex", "claude_code"] as AgentId[]);
+/** What is captured: each preset's episode, and Codex in code mode through the generic harness. */
+const CAPTURES: Record<string, () => ReturnType<typeof runAgentEpisode>> = {
+  codex: () => runAgentEpisode("codex", "codex", { mode: "train" }),
+  claude_code: () => runAgentEpisode("claude_code", "claude_code", { mode: "train" }),
+  codex_code_mode: () =>
+    runAgentEpisode("acp", "codex", { mode: "train", acp: CODEX_CODE_MODE, replay: codeModeReplay() }),
+};
+
+const names = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(CAPTURES);
 mkdirSync(OUT, { recursive: true });
-for (const agent of agents) {
+for (const name of names) {
+  const capture = CAPTURES[name];
+  if (!capture) throw new Error(`unknown capture ${name} (have: ${Object.keys(CAPTURES).join(", ")})`);
   captured.length = 0;
-  const run = await runAgentEpisode(agent, agent, { mode: "train" });
-  const file = join(OUT, `${agent}.requests.json`);
+  const run = await capture();
+  const file = join(OUT, `${name}.requests.json`);
   writeFileSync(file, `${scrub(JSON.stringify(captured, null, 1))}\n`);
   console.log(
-    `${agent}: ${captured.length} requests -> ${file}; turns ${run.record.num_turns}, stop ${run.record.stop_condition}, errors ${JSON.stringify(run.record.errors).slice(0, 2000)}`,
+    `${name}: ${captured.length} requests -> ${file}; turns ${run.record.num_turns}, branches ${run.record.branches.length}, stop ${run.record.stop_condition}, errors ${JSON.stringify(run.record.errors).slice(0, 2000)}`,
   );
 }

@@ -48,6 +48,10 @@ test("a bad agent config is a config error naming the key", async () => {
     await configError('id = "codex"\n[harness.acp]\nprompt_timeout = -1\n'),
     /harness\.acp\.prompt_timeout/,
   );
+  assert.match(
+    await configError('id = "codex"\n[harness.acp]\nmcp_ready_timeout = "soon"\n'),
+    /harness\.acp\.mcp_ready_timeout/,
+  );
   assert.match(await configError('id = "codex"\nhosted_tools = "sometimes"\n'), /harness\.hosted_tools/);
   const ok = await loadConfig(
     `${base}id = "codex"\nhosted_tools = "refuse"\n[harness.acp]\nprompt_timeout = 60\npermission = "deny"\n`,

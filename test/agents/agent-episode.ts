@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
 import { EvalClient } from "../../packages/core/src/clients/eval.ts";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
@@ -17,6 +18,9 @@ import { defineTaskset } from "../../packages/core/src/task.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
+
+/** A toolset whose server takes 2 s to list its tools (see slow-mcp-server.ts). */
+export const SLOW_TOOLSET = `[[toolsets]]\nname = "slow"\ncommand = ${JSON.stringify([process.execPath, "--import", "tsx", fileURLToPath(new URL("./slow-mcp-server.ts", import.meta.url))])}\n`;
 
 export const SECRET_WORD = "envroll-shell-7f3a";
 export const KV_VALUE = "blue-heron-42";
@@ -67,6 +71,64 @@ export function replayRows(agent: AgentId): string {
   return rows.map((r) => JSON.stringify(r)).join("\n");
 }
 
+/**
+ * The generic harness runs an agent from its command, its packages and harness.env alone; the
+ * toolsets go to it in `session/new`, the endpoint in the standard variables
+ * (OPENAI_BASE_URL/OPENAI_API_KEY, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY), which harness.env can
+ * also place where an agent reads them (codex-acp: DEFAULT_AUTH_REQUEST), with a per-rollout
+ * state folder (ENVROLL_AGENT_HOME) for CODEX_HOME. Codex is given the preset's config layer
+ * (the model's name, which turns off its "code mode"); CODEX_CODE_MODE is the same without it.
+ */
+/** `${NAME}`: a rollout variable, expanded by the acp harness. */
+const rolloutVar = (name: string) => "$".concat("{", name, "}");
+const CODEX_AUTH = JSON.stringify({
+  methodId: "gateway",
+  _meta: {
+    gateway: {
+      baseUrl: rolloutVar("OPENAI_BASE_URL"),
+      headers: { Authorization: `Bearer ${rolloutVar("OPENAI_API_KEY")}` },
+    },
+  },
+});
+/** Codex's config layer, as the preset writes it: the model named, multi-agent tools off. */
+const CODEX_LAYER = {
+  model: "Qwen/Qwen3-0.6B",
+  features: { apps: false, plugins: false, multi_agent: false, multi_agent_v2: { enabled: false } },
+};
+function genericCodex(layer: object | null): string {
+  const config = layer ? `CODEX_CONFIG = ${JSON.stringify(JSON.stringify(layer))}, ` : "";
+  return `env = { CODEX_HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", ${config}INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`;
+}
+
+export const GENERIC: Record<AgentId, string> = {
+  codex: genericCodex(CODEX_LAYER),
+  claude_code: `env = { CLAUDE_CONFIG_DIR = "${rolloutVar("ENVROLL_AGENT_HOME")}", HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1" }\n[harness.acp]\ncommand = ["claude-agent-acp"]\npackages = ["@agentclientprotocol/claude-agent-acp@0.67.0"]\nprompt_timeout = 300\n`,
+};
+
+/**
+ * Codex through the generic harness with no config layer at all: under its own default model it
+ * runs in "code mode" — its tools arrive in an `additional_tools` input item, and the model
+ * calls one freeform tool, `exec` (in the `functions` namespace), whose JavaScript calls the
+ * shell and the MCP tools.
+ */
+export const CODEX_CODE_MODE = genericCodex(null);
+
+/** The code-mode episode: shell and MCP lookup each through `exec`, then the answer. */
+export function codeModeReplay(): string {
+  const exec = (js: string) =>
+    `<tool_call>\n${JSON.stringify({ name: "functions__exec", arguments: { input: js } })}\n</tool_call>`;
+  const rows = [
+    { match: KV_VALUE, reply: `<think>\nI have the value.\n</think>\n\nThe value of color is ${KV_VALUE}.` },
+    {
+      match: SECRET_WORD,
+      reply: `<think>\nNow the lookup.\n</think>\n\n${exec('const r = await tools.mcp__kv__lookup({ key: "color" });\ntext(JSON.stringify(r));')}`,
+    },
+    {
+      reply: `<think>\nFirst the shell.\n</think>\n\n${exec(`const r = await tools.exec_command({ cmd: "echo ${SECRET_WORD}" });\ntext(r.output);`)}`,
+    },
+  ];
+  return rows.map((r) => JSON.stringify(r)).join("\n");
+}
 /** Records every sampled turn as the client returned it (ids and logprobs for training). */
 export class Recorder implements Client {
   readonly turns: { completionIds: number[]; logprobs: number[] }[] = [];
@@ -102,11 +164,15 @@ export async function runAgentEpisode(
     /** The engine's context (default 131072) and the config's `[sampling]` body. */
     contextLength?: number;
     sampling?: string;
+    /** The replay policy's rows (default: replayRows(agent)). */
+    replay?: string;
+    /** TOML appended to the config (e.g. `[[toolsets]]` tables). */
+    extraToml?: string;
   },
 ): Promise<AgentRun> {
   const dir = mkdtempSync(join(tmpdir(), "envroll-agent-test-"));
   const replay = join(dir, "replay.jsonl");
-  writeFileSync(replay, replayRows(agent));
+  writeFileSync(replay, opts.replay ?? replayRows(agent));
   const generates: number[][] = [];
   const engine = await startEngine({
     policy: `replay:${replay}`,
@@ -117,7 +183,7 @@ export async function runAgentEpisode(
     },
   });
   const taskset = kvTaskset;
-  const toml = `taskset = { id = "${taskset.id}" }\nmodel = "Qwen/Qwen3-0.6B"\nmax_turns = 8\n[harness]\nid = "${harness}"\n${opts.acp ?? ""}\n[sampling]\n${opts.sampling ?? "max_tokens = 400"}\n`;
+  const toml = `taskset = { id = "${taskset.id}" }\nmodel = "Qwen/Qwen3-0.6B"\nmax_turns = 8\n[harness]\nid = "${harness}"\n${opts.acp ?? ""}\n[sampling]\n${opts.sampling ?? "max_tokens = 400"}\n${opts.extraToml ?? ""}`;
   const env = await loadEnvironment(await loadConfig(toml, {}, { taskset }), { taskset });
   const transport = new SglangTransport({ baseUrl: engine.url });
   const inner: Client =

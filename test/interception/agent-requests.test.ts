@@ -26,6 +26,7 @@ function captured(agent: string): Record<string, any>[] {
 }
 
 const codex = captured("codex");
+const codeMode = captured("codex_code_mode");
 const claude = captured("claude_code");
 
 function turn(message: ModelResponse["message"]): ModelResponse {
@@ -133,6 +134,82 @@ test("responses answer: a namespaced call goes back as {namespace, name}; a cust
     "mcp__kv__lookup",
     "apply_patch",
   ]);
+});
+
+test("codex code mode: the tools of the additional_tools item are the model's tools; exec is a freeform function", () => {
+  assert.equal(codeMode.length, 3);
+  for (const body of codeMode) {
+    assert.equal(body.input[0].type, "additional_tools");
+    assert.equal(body.tools, undefined, "code mode sends no top-level tools");
+    const r = responsesDialect.parse(body);
+    const names = r.tools.map((t) => t.name);
+    assert.ok(names.includes("functions__exec"), names.join(","));
+    assert.ok(names.includes("collaboration__spawn_agent"), names.join(","));
+    const exec = r.tools.find((t) => t.name === "functions__exec")!;
+    assert.deepEqual(Object.keys((exec.parameters as { properties: object }).properties), ["input"]);
+    assert.match(exec.description, /Input grammar \(lark\)/);
+    assert.deepEqual(r.wireTools?.get("functions__exec"), {
+      name: "exec",
+      namespace: "functions",
+      custom: true,
+    });
+    // The item itself is no message: developer messages, then the user turns.
+    assert.deepEqual(
+      r.messages.slice(0, 6).map((m) => m.role),
+      ["system", "system", "system", "system", "user", "user"],
+    );
+  }
+  const last = responsesDialect.parse(codeMode[2]!);
+  const calls = last.messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
+  assert.deepEqual(
+    calls.map((c) => [c.name, JSON.parse(c.arguments).input.split("(")[0]]),
+    [
+      ["functions__exec", "const r = await tools.exec_command"],
+      ["functions__exec", "const r = await tools.mcp__kv__lookup"],
+    ],
+  );
+  // A sampled exec call goes back as Codex's own custom_tool_call in the functions namespace.
+  const answer = responsesDialect.respond(
+    turn({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "c1", name: "functions__exec", arguments: '{"input":"exit()"}' }],
+    }),
+    responsesDialect.parse({ ...codeMode[0]!, stream: false }),
+    "m",
+  ) as { output: Record<string, unknown>[] };
+  assert.deepEqual(
+    { ...answer.output[0], id: undefined, status: undefined },
+    {
+      type: "custom_tool_call",
+      call_id: "c1",
+      name: "exec",
+      namespace: "functions",
+      input: "exit()",
+      id: undefined,
+      status: undefined,
+    },
+  );
+});
+
+test("additional_tools after a model turn is a 400 naming the item (the template would show earlier turns tools they never had)", () => {
+  const body = structuredClone(codeMode[1]!);
+  body.input.push({ ...body.input[0], id: "at_late" });
+  const at = body.input.length - 1;
+  assert.throws(
+    () => responsesDialect.parse(body),
+    (e: Error) => e.message.startsWith(`input[${at}].type: additional_tools after a model turn`),
+  );
+  // Before the first model turn, anywhere: its tools join tools[] in order.
+  const early = structuredClone(codeMode[0]!);
+  early.tools = [{ type: "function", name: "first", parameters: { type: "object", properties: {} } }];
+  assert.equal(responsesDialect.parse(early).tools[0]!.name, "first");
+  early.input[0].tools[0].tools[0].type = "hologram";
+  assert.throws(
+    () => responsesDialect.parse(early),
+    (e: Error) =>
+      e.message.startsWith("input[0].tools[0].tools[0].type: a namespace holds function or custom tools"),
+  );
 });
 
 test("claude code: every captured request parses; the system message inside messages is a system message", () => {

@@ -34,6 +34,15 @@ export const AcpSchema = z.strictObject({
    * the agent's own config file (`config`, where the preset knows it; Codex).
    */
   mcp: z.enum(["session", "config"]).optional(),
+  /**
+   * Seconds to wait, before the first prompt, for the agent to list the tools of every MCP
+   * server it was given (0: do not wait). An agent that connects them in the background would
+   * otherwise sample its first turn without them. Default 30.
+   */
+  mcp_ready_timeout: z
+    .number({ error: "expected a number of seconds >= 0" })
+    .nonnegative({ error: "expected a number of seconds >= 0" })
+    .optional(),
   /** `_meta` for `session/new` (agent-specific options, e.g. Claude Code's). */
   session_meta: z.record(z.string(), z.unknown(), { error: "expected a table" }).optional(),
 });

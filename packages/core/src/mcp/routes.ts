@@ -72,15 +72,21 @@ async function serveMcp(ctx: RouteContext): Promise<void> {
     );
   // The SDK's server side loads with the first MCP request: most rollouts never make one.
   const { serveToolset } = await import("./serve.ts");
+  let listed = false;
   await serveToolset(
     {
       name,
-      listTools: (signal) => toolbox.listServer(name, signal),
+      listTools: async (signal) => {
+        const tools = await toolbox.listServer(name, signal);
+        listed = true;
+        return tools;
+      },
       callTool: (tool, args, meta) => toolbox.callServer(name, tool, args, meta),
     },
     ctx.req,
     ctx.res,
   );
+  if (listed) toolbox.noteServed(name);
 }
 
 /** POST carries the JSON-RPC messages; GET (a server stream) and DELETE get the transport's own answers. */

@@ -44,6 +44,9 @@ export interface ToolboxOptions {
 export class RolloutToolbox {
   private readonly providers = new Map<string, ToolProvider>();
   private listing: Promise<QualifiedTool[]> | null = null;
+  /** Servers whose tools the program has listed through its MCP endpoint, and who waits on them. */
+  private readonly served = new Set<string>();
+  private servedWaiters: (() => void)[] = [];
 
   constructor(
     providers: readonly ToolProvider[],
@@ -123,6 +126,35 @@ export class RolloutToolbox {
     const t = (await this.tools()).find((q) => q.name === name);
     if (!t) return null;
     return toolResultContent(await this.callServer(t.server, t.tool, args));
+  }
+
+  /** The program listed `server`'s tools through its MCP endpoint (the answer has been sent). */
+  noteServed(server: string): void {
+    this.served.add(server);
+    const waiters = this.servedWaiters;
+    this.servedWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /**
+   * Waits until the program has listed every one of `servers` through its MCP endpoint, for at
+   * most `ms`; answers the ones it has not. An agent that connects its MCP servers in the
+   * background (codex-acp, for servers given in `session/new`) would otherwise start its first
+   * turn without their tools and add them from a later turn: a different prompt, a forked trace.
+   */
+  async whenServed(servers: readonly string[], ms: number, signal?: AbortSignal): Promise<string[]> {
+    const missing = () => servers.filter((s) => !this.served.has(s));
+    const deadline = Date.now() + ms;
+    while (missing().length > 0 && Date.now() < deadline && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        this.servedWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return missing();
   }
 
   has(server: string): boolean {

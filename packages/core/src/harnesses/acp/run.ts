@@ -21,6 +21,7 @@ import { AcpAgent } from "./connection.ts";
 import { binPath, ensureInstalled } from "./install.ts";
 
 const DEFAULT_PROMPT_TIMEOUT_S = 1800;
+const DEFAULT_MCP_READY_TIMEOUT_S = 30;
 /** How often a running prompt checks whether the session failed or stopped. */
 const WATCH_MS = 200;
 
@@ -130,6 +131,7 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
     // Named up front: an agent that titles its sessions itself (codex-acp, after the first turn)
     // would ask a model for it, a side call that is no part of the episode.
     await agent.setTitle(setup.sessionTitle ?? `envroll ${trace.id}`);
+    await awaitMcpListing(ctx, config, stop.signal);
     const before = trace.numTurns;
     const text = setup.systemInMeta ? user : promptText(system, user);
     const timeout = (config.prompt_timeout ?? DEFAULT_PROMPT_TIMEOUT_S) * 1000;
@@ -154,4 +156,22 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
     await setup.cleanup?.();
     if (home) await rm(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The agent's first turn must see the toolsets' tools: wait until it has listed each server
+ * (through envroll's MCP endpoint, whether it found the server in `session/new` or in its own
+ * config). A server still unlisted at the deadline is named on the trace (`info.mcp_unlisted`):
+ * the agent may list lazily, or its first turn went without those tools.
+ */
+async function awaitMcpListing<D extends TaskData>(
+  ctx: HarnessContext<D>,
+  config: AcpConfig,
+  signal: AbortSignal,
+): Promise<void> {
+  const servers = ctx.toolbox.serverNames;
+  const seconds = config.mcp_ready_timeout ?? DEFAULT_MCP_READY_TIMEOUT_S;
+  if (servers.length === 0 || seconds === 0) return;
+  const missing = await ctx.toolbox.whenServed(servers, seconds * 1000, signal);
+  if (missing.length > 0) ctx.session.trace.info["mcp_unlisted"] = missing;
 }

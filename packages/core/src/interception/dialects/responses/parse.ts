@@ -4,7 +4,7 @@
  * (`reasoning`, `function_call`, `custom_tool_call`, assistant `message`) folds into one
  * assistant message — the shape one sampled turn has — and `function_call_output` /
  * `custom_tool_call_output` items become tool messages; `developer` and `system` messages are
- * system messages. Nothing is stored server-side, so `previous_response_id` and stored-item
+ * system messages; `additional_tools` items add to `tools`. Nothing is stored server-side, so `previous_response_id` and stored-item
  * references are refused. Every top-level field is either used or ignored on purpose (see
  * request-fields.ts); any other is a 400 naming it.
  */
@@ -14,7 +14,7 @@ import type { DialectRequest, ParseOptions } from "../dialect.ts";
 import { array, fail, isObject, type Json, object, optionalString, refuseIfSet, string } from "../fields.ts";
 import { readReasoning } from "./reasoning.ts";
 import { checkResponsesFields } from "./request-fields.ts";
-import { CUSTOM_INPUT, namespacedName, parseResponsesTools } from "./tools.ts";
+import { CUSTOM_INPUT, namespacedName, parseResponsesTools, type ToolSource } from "./tools.ts";
 
 const NOT_STORED = "envroll stores no responses; send the whole conversation in `input` (store: false)";
 
@@ -27,9 +27,10 @@ export function parseResponsesRequest(body: Json, options: ParseOptions = {}): D
   const instructions = optionalString(body["instructions"], "instructions");
   if (instructions) messages.push({ role: "system", content: instructions });
   const input = body["input"];
+  const toolSources: ToolSource[] = [{ raw: body["tools"], path: "tools" }];
   if (typeof input === "string") messages.push({ role: "user", content: input });
-  else if (input != null) messages.push(...itemsToMessages(array(input, "input")));
-  const tools = parseResponsesTools(body["tools"], options.refuseHostedTools === true);
+  else if (input != null) messages.push(...itemsToMessages(array(input, "input"), toolSources));
+  const tools = parseResponsesTools(toolSources, options.refuseHostedTools === true);
   return {
     messages,
     tools: tools.tools,
@@ -65,9 +66,17 @@ function isAssistantSide(item: Json): boolean {
   return ASSISTANT_ITEMS.has(item["type"]);
 }
 
-function itemsToMessages(items: unknown[]): Message[] {
+/**
+ * `input[]` → messages; the tools of `additional_tools` items go to `toolSources`. Such an item
+ * makes tools available from where it stands; a chat template renders tools once, before the
+ * conversation, so that is faithful only ahead of the model's first turn (Codex sends its code-mode
+ * tools as `input[0]`). One after a model turn would show the model tools it did not have when it
+ * sampled that turn: refused, naming the item.
+ */
+function itemsToMessages(items: unknown[], toolSources: ToolSource[]): Message[] {
   const out: Message[] = [];
   let run: { item: Json; path: string }[] = [];
+  let modelSpoke = false;
   const flush = () => {
     if (run.length > 0) out.push(foldAssistant(run));
     run = [];
@@ -76,12 +85,20 @@ function itemsToMessages(items: unknown[]): Message[] {
     const path = `input[${i}]`;
     const item = object(raw, path);
     if (isAssistantSide(item)) {
+      modelSpoke = true;
       run.push({ item, path });
       return;
     }
     flush();
     const type = item["type"] ?? "message";
-    if (type === "function_call_output" || type === "custom_tool_call_output") {
+    if (type === "additional_tools") {
+      if (modelSpoke)
+        fail(
+          `${path}.type`,
+          "additional_tools after a model turn: the chat template shows every tool ahead of the conversation, so the model's earlier turns would be rendered with tools they were not sampled with",
+        );
+      toolSources.push({ raw: item["tools"], path: `${path}.tools` });
+    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
       out.push({
         role: "tool",
         tool_call_id: string(item["call_id"], `${path}.call_id`),

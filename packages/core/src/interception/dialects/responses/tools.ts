@@ -66,11 +66,26 @@ function customTool(raw: Json, path: string): Tool {
   };
 }
 
-export function parseResponsesTools(raw: unknown, refuseHosted: boolean): ParsedTools {
+/** A list of tool definitions and where it sits in the request (for error paths). */
+export interface ToolSource {
+  raw: unknown;
+  path: string;
+}
+
+/**
+ * The request's `tools[]` and any `additional_tools` input items' tools, in order, as one list:
+ * the chat template renders the tools once, ahead of the conversation, which is where they sit
+ * when every `additional_tools` item precedes the model's first turn (parse.ts refuses one later).
+ */
+export function parseResponsesTools(sources: readonly ToolSource[], refuseHosted: boolean): ParsedTools {
   const out: ParsedTools = { tools: [], wire: new Map(), dropped: [] };
-  if (raw == null) return out;
-  array(raw, "tools").forEach((t, i) => {
-    const path = `tools[${i}]`;
+  for (const { raw, path } of sources) if (raw != null) parseToolList(raw, path, refuseHosted, out);
+  return out;
+}
+
+function parseToolList(raw: unknown, listPath: string, refuseHosted: boolean, out: ParsedTools): void {
+  array(raw, listPath).forEach((t, i) => {
+    const path = `${listPath}[${i}]`;
     const tool = object(t, path);
     const type = tool["type"];
     if (type === "function") out.tools.push(fnTool(tool, path));
@@ -107,5 +122,4 @@ export function parseResponsesTools(raw: unknown, refuseHosted: boolean): Parsed
       out.dropped.push(type);
     } else fail(`${path}.type`, `unsupported tool type ${JSON.stringify(type)}`);
   });
-  return out;
 }
