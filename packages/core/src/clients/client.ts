@@ -33,6 +33,23 @@ export interface ModelRequest {
   sessionId: string;
   turn: number;
   signal?: AbortSignal;
+  /**
+   * Streaming: called with parts of the turn as they are sampled, each known to stay (the
+   * returned turn's reasoning is the one sent, its content starts with what was sent). A client
+   * that cannot stream never calls it; the answer then carries everything at the end.
+   */
+  onDelta?: (delta: StreamDelta) => void;
+}
+
+/** A part of a turn known while it is sampled. */
+export interface StreamDelta {
+  /** The turn's id, as the response will carry it. */
+  id: string;
+  promptTokens: number;
+  /** The whole reasoning, sent once, before any content. */
+  reasoning?: string;
+  /** Content that follows what was sent before. */
+  content?: string;
 }
 
 /**

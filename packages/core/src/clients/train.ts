@@ -21,6 +21,7 @@ import type { AssistantMessage, FinishReason, Message, Tool, ToolCall } from "..
 import type { Client, ModelRequest, ModelResponse, TurnTokens } from "./client.ts";
 import { type BridgePlan, type ClientSession, ClientSessions, renderFingerprint } from "./client-session.ts";
 import { rawJsonMember } from "./json-member.ts";
+import { LiveContent } from "./live-content.ts";
 import { PromptCache } from "./prompt-cache.ts";
 
 export interface TrainClientOptions {
@@ -91,6 +92,10 @@ export class TrainClient implements Client {
       ? session.plan(request.messages, hashes, fingerprint)
       : { kind: "render", inputsChanged: false };
     const prompt = this.buildPrompt(request, plan, fingerprint, { tools, enableThinking });
+    const live =
+      request.onDelta && !this.opensReasoning(prompt.promptIds)
+        ? new LiveContent(this.renderer, tools, prompt.promptIds.length, request.onDelta)
+        : null;
     const result = await this.transport.generate({
       inputIds: prompt.promptIds,
       sampling: request.sampling,
@@ -98,6 +103,7 @@ export class TrainClient implements Client {
       turn: request.turn,
       stopTokenIds: this.renderer.stopTokenIds,
       signal: request.signal,
+      ...(live ? { onTokens: (ids: readonly number[], rid: string) => live.tokens(ids, rid) } : {}),
     });
     if (result.finishReason === "abort") {
       throw new TurnAbortedError(
@@ -126,6 +132,17 @@ export class TrainClient implements Client {
       enableThinking: this.enableThinking,
       addGenerationPrompt: true,
     }).tokenIds.length;
+  }
+
+  /**
+   * A generation prompt that ends inside `<think>` (templates that open the reasoning for the
+   * model): the completion starts as reasoning with no tag to say so, so nothing can be streamed
+   * as content before the turn is parsed whole.
+   */
+  private opensReasoning(promptIds: TokenSequence): boolean {
+    const tail = this.renderer.decode(promptIds.slice(Math.max(0, promptIds.length - 8)));
+    const open = tail.lastIndexOf("<think>");
+    return open >= 0 && tail.indexOf("</think>", open) < 0;
   }
 
   /** The transport's counters: HTTP attempts, retries by reason, finish reasons. */

@@ -1,9 +1,12 @@
 /**
  * The one model-turn handler every dialect shares: parse with the dialect, run the turn through
- * the (dialect-blind) session, answer in the dialect. A stream is written only after
- * `session.complete` returned, i.e. after the turn is committed to the trace, so no terminal
- * event can ever reach a program before its turn is recorded.
+ * the (dialect-blind) session, answer in the dialect. A stream carries the turn's text as it is
+ * sampled (when the client streams), but its terminal events are written only after
+ * `session.complete` returned, i.e. after the turn is committed to the trace, so no program can
+ * see its turn end before the turn is recorded.
  */
+
+import type { StreamDelta } from "../clients/client.ts";
 import { errorMessage, relayStatus } from "../errors.ts";
 import { HttpError, sendJson } from "../http/index.ts";
 import type { Dialect } from "./dialects/dialect.ts";
@@ -40,8 +43,14 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
         if (!res.writableFinished) gone.abort();
       });
       const messages = session.restoreAnswered(request.messages);
-      const turn = async () => {
-        const result = await session.complete(messages, request.tools, request.sampling, gone.signal);
+      const turn = async (onDelta?: (delta: StreamDelta) => void) => {
+        const result = await session.complete(
+          messages,
+          request.tools,
+          request.sampling,
+          gone.signal,
+          onDelta,
+        );
         if (result.kind === "completion")
           session.noteAnswered(result.response.message, dialect.echoArguments);
         return result;
@@ -52,9 +61,11 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
         return sendJson(res, 200, dialect.respond(result.response, request, model));
       }
       const stream = new SseStream(res, options.keepaliveMs);
+      const live = dialect.live(request, model);
       let result: Awaited<ReturnType<typeof turn>>;
       try {
-        result = await turn();
+        // Deltas go out as the turn is sampled; the terminal events only after the commit below.
+        result = await turn((delta) => stream.write(live.delta(delta)));
       } catch (e) {
         stream.settle();
         if (!stream.started) throw e;
@@ -67,7 +78,9 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
         if (!stream.started) throw new HttpError(400, message);
         return stream.end(dialect.errorEvent(message, "invalid_request_error"));
       }
-      stream.end(dialect.events(result.response, request, model));
+      const rest = live.finish(result.response);
+      if (live.diverged) session.noteStreamDiverged();
+      stream.end(rest);
     },
   };
 }

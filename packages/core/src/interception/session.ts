@@ -5,7 +5,13 @@
  * conditions, records the turn in the trace, and drives the user simulator.
  */
 
-import { type Client, estimateTokens, type ModelResponse, type Sampling } from "../clients/client.ts";
+import {
+  type Client,
+  estimateTokens,
+  type ModelResponse,
+  type Sampling,
+  type StreamDelta,
+} from "../clients/client.ts";
 import { samplingKeysFor } from "../config/sampling-keys.ts";
 import {
   asTyped,
@@ -129,6 +135,11 @@ export class RolloutSession<D extends TaskData = TaskData> {
     return this.echoed ? this.echoed.restore(messages) : messages;
   }
 
+  /** Counts a streamed turn whose committed text does not start with what was streamed. */
+  noteStreamDiverged(): void {
+    this.trace.info["stream_diverged"] = ((this.trace.info["stream_diverged"] as number) ?? 0) + 1;
+  }
+
   /** Prompt tokens of a conversation (Anthropic `count_tokens`); never a turn of the trace. */
   countTokens(messages: Message[], tools: Tool[]): Promise<number> {
     const client = this.o.client;
@@ -184,15 +195,19 @@ export class RolloutSession<D extends TaskData = TaskData> {
    * HTTP the program only sees a status code and may exit for its own reasons afterwards.
    * `requesterGone` (HTTP only) fires when the program left before getting the answer: an
    * identical request it re-sends is then answered from that recorded turn (see resends.ts).
+   * `onDelta` (a streaming request) sees the turn as it is sampled, when the client can stream
+   * and no user simulator may turn one request into several samples.
    */
   complete(
     program: readonly Message[],
     tools: readonly Tool[],
     programSampling: Sampling = {},
     requesterGone?: AbortSignal,
+    onDelta?: (delta: StreamDelta) => void,
   ): Promise<CompletionResult> {
-    if (!requesterGone) return this.guarded(program, tools, programSampling);
-    return this.resendable(program, tools, programSampling, requesterGone);
+    const live = this.o.user ? undefined : onDelta;
+    if (!requesterGone) return this.guarded(program, tools, programSampling, live);
+    return this.resendable(program, tools, programSampling, requesterGone, live);
   }
 
   private async resendable(
@@ -200,12 +215,13 @@ export class RolloutSession<D extends TaskData = TaskData> {
     tools: readonly Tool[],
     programSampling: Sampling,
     requesterGone: AbortSignal,
+    onDelta: ((delta: StreamDelta) => void) | undefined,
   ): Promise<CompletionResult> {
     const key = requestKey(program, tools, programSampling);
     this.resendsOf ??= new Resends<CompletionResult>();
     const replay = await this.resendsOf.claim(key);
     if (replay?.kind === "completion") return replay;
-    const result = this.guarded(program, tools, programSampling);
+    const result = this.guarded(program, tools, programSampling, onDelta);
     this.resendsOf.track(key, result, requesterGone);
     return result;
   }
@@ -215,6 +231,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
     program: readonly Message[],
     tools: readonly Tool[],
     programSampling: Sampling,
+    onDelta?: (delta: StreamDelta) => void,
   ): Promise<CompletionResult> {
     try {
       if (this.o.signal.aborted) throw new RequestCancelledError("rollout aborted");
@@ -234,7 +251,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
         const plan = this.trace.graph.prepareTurn(messages);
         let response: ModelResponse;
         try {
-          response = await this.sample(messages, tools, sampling);
+          response = await this.sample(messages, tools, sampling, onDelta);
         } catch (e) {
           if (e instanceof OverlongPromptError) {
             // A prompt that no longer fits is a clean truncation, not a failure.
@@ -275,6 +292,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
     messages: Message[],
     tools: readonly Tool[],
     sampling: Sampling,
+    onDelta: ((delta: StreamDelta) => void) | undefined,
   ): Promise<ModelResponse> {
     const request = {
       messages,
@@ -283,6 +301,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
       sessionId: this.trace.id,
       turn: this.trace.numTurns,
       signal: this.o.signal,
+      ...(onDelta ? { onDelta } : {}),
     };
     try {
       return await this.o.client.getResponse(request);

@@ -41,6 +41,13 @@ export class SseStream {
     this.timer = null;
   }
 
+  /** Writes events mid-answer (opening the stream); the keepalives go on until `settle`. */
+  write(events: readonly SseEvent[]): void {
+    if (events.length === 0) return;
+    this.open();
+    this.res.write(sseText(events));
+  }
+
   /** Writes the events and ends the answer. */
   end(events: readonly SseEvent[]): void {
     this.settle();

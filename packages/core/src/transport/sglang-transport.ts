@@ -16,6 +16,7 @@ import { generatePayload } from "./body.ts";
 import { attemptDeadlineMs } from "./deadline.ts";
 import { OverlongPromptError, ProviderError, ProviderHttpError, RequestCancelledError } from "./errors.ts";
 import { type GenerateReplyJson, readGenerateReply } from "./generate-reply.ts";
+import { GenerateStreamReader, streamExchange } from "./generate-stream.ts";
 import { createGeneratePool, exchange, type GeneratePool, type HttpReply } from "./http.ts";
 import { errorMessage, parseGenerateBody } from "./response.ts";
 import {
@@ -178,8 +179,12 @@ export class SglangTransport {
       if (first) this.sessions.forget(req.sessionId);
       throw err;
     }
+    const streaming = req.onTokens !== undefined;
+    if (streaming) built.body.stream = true;
     let payload = generatePayload(built.body);
     let rid = built.rid;
+    // Tokens a listener saw: after that, a retry would sample a different turn than it was shown.
+    let delivered = false;
     const timeoutMs =
       this.opts.timeoutMs ??
       (this.opts.deadline ? attemptDeadlineMs(this.opts.deadline, built.maxNewTokens) : 3_600_000);
@@ -191,16 +196,36 @@ export class SglangTransport {
       let err: unknown = null;
       let reason: string | null;
       try {
-        const reply = await exchange(this.pool, {
-          method: "POST",
-          path: this.generatePath,
-          body: payload,
-          headers: built.headers,
-          timeoutMs,
-          signal: req.signal,
-        });
-        const result = this.readReply(reply, rid);
-        if (result.finishReason !== "abort" || !this.mayRetryAbort(rid, attempt, req.signal)) {
+        let result: GenerateResult;
+        if (streaming) {
+          const listener = req.onTokens!;
+          const attemptRid = rid;
+          const reader = new GenerateStreamReader((ids) => {
+            delivered = true;
+            listener(ids, attemptRid);
+          });
+          const url = new URL(this.generatePath, this.origin);
+          const out = await streamExchange(
+            { url, body: payload, headers: built.headers, timeoutMs, signal: req.signal },
+            reader,
+          );
+          if ("reply" in out) result = this.readReply(out.reply, rid);
+          else {
+            const { body, ids, logprobs } = out.streamed;
+            result = parseGenerateBody(body, rid, { ids, logprobs });
+          }
+        } else {
+          const reply = await exchange(this.pool, {
+            method: "POST",
+            path: this.generatePath,
+            body: payload,
+            headers: built.headers,
+            timeoutMs,
+            signal: req.signal,
+          });
+          result = this.readReply(reply, rid);
+        }
+        if (result.finishReason !== "abort" || delivered || !this.mayRetryAbort(rid, attempt, req.signal)) {
           this.stats.succeeded++;
           this.stats.finishReasons[result.finishReason]++;
           result.clientLatency = (performance.now() - started) / 1000;
@@ -214,7 +239,10 @@ export class SglangTransport {
         // close() destroys the pool under in-flight requests: that is the end, not a connection
         // failure to retry (each retry would fail again on the destroyed pool after a backoff).
         err = this.closed ? new ProviderError("transport is closed", { cause: caught }) : caught;
-        reason = attempt < this.retry.maxAttempts && !this.closed ? retryReason(err, this.retry) : null;
+        reason =
+          attempt < this.retry.maxAttempts && !this.closed && !delivered
+            ? retryReason(err, this.retry)
+            : null;
         if (reason === null) {
           this.stats.failed++;
           const name = err instanceof Error ? err.name : "Error";

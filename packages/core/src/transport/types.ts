@@ -118,6 +118,12 @@ export interface GenerateRequest {
   /** Sent as `extra_key` (cache salt / adapter version namespace). */
   extraKey?: string;
   signal?: AbortSignal;
+  /**
+   * Stream the turn (SGLang's `"stream": true`): called with every id sampled so far as tokens
+   * arrive. The result is the same turn the unstreamed call returns. Once tokens were delivered
+   * a failed attempt is not retried (the listener already saw them).
+   */
+  onTokens?: (ids: readonly number[], rid: string) => void;
 }
 
 export type GenerateFinishReason = "stop" | "length" | "abort";

@@ -3,12 +3,13 @@
  * envroll's own shape but for tool calls (`function.{name, arguments}`) and reasoning field
  * names, so parsing is `wire.ts`; this module adds the request knobs and the answers.
  */
-import type { ModelResponse, Sampling } from "../../clients/client.ts";
+import type { ModelResponse, Sampling, StreamDelta } from "../../clients/client.ts";
 import { messagesFromWire, messageToWire, toolsFromWire, type WireToolCall } from "../../clients/wire.ts";
 import { InterceptionError } from "../../errors.ts";
 import { bearerToken } from "../../http/index.ts";
 import { mergeSplitTurns } from "../split-turns.ts";
-import { type Dialect, type DialectRequest, type SseEvent, unixSeconds } from "./dialect.ts";
+import { type Dialect, type DialectRequest, type LiveAnswer, type SseEvent, unixSeconds } from "./dialect.ts";
+import { LiveTurn } from "./live-turn.ts";
 
 type Json = Record<string, any>;
 
@@ -71,35 +72,76 @@ export function completionToWire(r: ModelResponse, model: string): Json {
 
 /**
  * The completion as `chat.completion.chunk` events, in the order OpenAI streams them: the role,
- * reasoning, content, each tool call's header then its arguments, the finish reason, the usage
- * chunk when `stream_options.include_usage` asked for it, then `[DONE]`.
+ * reasoning, content (as it is sampled, when the client streams), each tool call's header then
+ * its arguments, the finish reason, the usage chunk when `stream_options.include_usage` asked
+ * for it, then `[DONE]`.
  */
-export function completionToChunks(r: ModelResponse, model: string, includeUsage: boolean): SseEvent[] {
-  const base = { id: r.id, object: "chat.completion.chunk", created: unixSeconds(), model };
-  const chunk = (delta: Json, finish: string | null = null) => ({
-    data: JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] }),
-  });
-  const msg = messageToWire(r.message);
-  const out: SseEvent[] = [chunk({ role: "assistant", content: "" })];
-  if (typeof msg["reasoning_content"] === "string" && msg["reasoning_content"] !== "")
-    out.push(chunk({ reasoning_content: msg["reasoning_content"] }));
-  if (typeof msg["content"] === "string" && msg["content"] !== "")
-    out.push(chunk({ content: msg["content"] }));
-  (msg["tool_calls"] as WireToolCall[] | undefined)?.forEach((c, index) => {
-    out.push(
-      chunk({
-        tool_calls: [
-          { index, id: c.id, type: "function", function: { name: c.function.name, arguments: "" } },
-        ],
+class ChatLive implements LiveAnswer {
+  private readonly turn = new LiveTurn();
+  private base: Json | null = null;
+
+  constructor(
+    private readonly model: string,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  get diverged(): boolean {
+    return this.turn.diverged;
+  }
+
+  private chunk(delta: Json, finish: string | null = null): SseEvent {
+    return {
+      data: JSON.stringify({
+        ...this.base,
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       }),
-    );
-    if (c.function.arguments !== "")
-      out.push(chunk({ tool_calls: [{ index, function: { arguments: c.function.arguments } }] }));
-  });
-  out.push(chunk({}, wireFinishReason(r)));
-  if (includeUsage) out.push({ data: JSON.stringify({ ...base, choices: [], usage: usageToWire(r) }) });
-  out.push({ data: "[DONE]" });
-  return out;
+    };
+  }
+
+  private open(id: string, out: SseEvent[]): void {
+    if (this.base) return;
+    this.base = { id, object: "chat.completion.chunk", created: unixSeconds(), model: this.model };
+    out.push(this.chunk({ role: "assistant", content: "" }));
+  }
+
+  delta(d: StreamDelta): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.open(d.id, out);
+    const add = this.turn.note(d);
+    if (add.reasoning) out.push(this.chunk({ reasoning_content: add.reasoning }));
+    if (add.content) out.push(this.chunk({ content: add.content }));
+    return out;
+  }
+
+  finish(r: ModelResponse): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.open(r.id, out);
+    const rest = this.turn.rest(r);
+    if (rest.reasoning) out.push(this.chunk({ reasoning_content: rest.reasoning }));
+    if (rest.content !== "") out.push(this.chunk({ content: rest.content }));
+    const msg = messageToWire(r.message);
+    (msg["tool_calls"] as WireToolCall[] | undefined)?.forEach((c, index) => {
+      out.push(
+        this.chunk({
+          tool_calls: [
+            { index, id: c.id, type: "function", function: { name: c.function.name, arguments: "" } },
+          ],
+        }),
+      );
+      if (c.function.arguments !== "")
+        out.push(this.chunk({ tool_calls: [{ index, function: { arguments: c.function.arguments } }] }));
+    });
+    out.push(this.chunk({}, wireFinishReason(r)));
+    if (this.includeUsage)
+      out.push({ data: JSON.stringify({ ...this.base, choices: [], usage: usageToWire(r) }) });
+    out.push({ data: "[DONE]" });
+    return out;
+  }
+}
+
+/** The whole stream of a finished completion. */
+export function completionToChunks(r: ModelResponse, model: string, includeUsage: boolean): SseEvent[] {
+  return new ChatLive(model, includeUsage).finish(r);
 }
 
 export function openAiErrorBody(message: string, type: string, code: string | null = null): Json {
@@ -125,8 +167,7 @@ export const chatDialect: Dialect = {
     };
   },
   respond: (response, _request, model) => completionToWire(response, model),
-  events: (response, request, model) =>
-    completionToChunks(response, model, request.echo["includeUsage"] === true),
+  live: (request, model) => new ChatLive(model, request.echo["includeUsage"] === true),
   // The OpenAI SDKs raise on a chunk that carries `error`.
   errorEvent: (message, type) => [{ data: JSON.stringify(openAiErrorBody(message, type)) }],
 };

@@ -6,7 +6,7 @@
  * parse).
  */
 import type { IncomingMessage } from "node:http";
-import type { ModelResponse, Sampling } from "../../clients/client.ts";
+import type { ModelResponse, Sampling, StreamDelta } from "../../clients/client.ts";
 import type { Message, Tool } from "../../types.ts";
 
 export type DialectName = "chat" | "responses" | "anthropic";
@@ -42,6 +42,16 @@ export interface WireTool {
   custom?: boolean;
 }
 
+/** A streaming answer, written as the turn is sampled and finished once it is committed. */
+export interface LiveAnswer {
+  /** Events for a part of the turn known while it is sampled. */
+  delta(d: StreamDelta): SseEvent[];
+  /** Everything not yet sent, then the terminal events. */
+  finish(response: ModelResponse): SseEvent[];
+  /** After `finish`: text was streamed that the committed turn does not start with. */
+  readonly diverged: boolean;
+}
+
 /** One server-sent event; `data` is the JSON text (or `[DONE]`). */
 export interface SseEvent {
   event?: string;
@@ -60,8 +70,11 @@ export interface Dialect {
   parse(body: Record<string, any>, options?: ParseOptions): DialectRequest;
   /** The JSON answer to a non-streaming request. */
   respond(response: ModelResponse, request: DialectRequest, model: string): unknown;
-  /** The whole SSE answer to a streaming request; its last events end the turn. */
-  events(response: ModelResponse, request: DialectRequest, model: string): SseEvent[];
+  /**
+   * The SSE answer to a streaming request: events for what is known while the turn is sampled,
+   * then the rest once it is committed (whose last events end the turn).
+   */
+  live(request: DialectRequest, model: string): LiveAnswer;
   /** An error reported inside a stream whose headers already went out. */
   errorEvent(message: string, type: string): SseEvent[];
   /**

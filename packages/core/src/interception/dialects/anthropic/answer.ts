@@ -4,11 +4,12 @@
  * the arguments as its `input` object. `stop_reason` is `max_tokens` for a cut turn, `tool_use`
  * when there are calls, `end_turn` otherwise.
  */
-import type { ModelResponse } from "../../../clients/client.ts";
+import type { ModelResponse, StreamDelta } from "../../../clients/client.ts";
 import { pyJsonDumps } from "../../../text/py-json.ts";
 import { contentText } from "../../../types.ts";
-import type { SseEvent } from "../dialect.ts";
+import type { LiveAnswer, SseEvent } from "../dialect.ts";
 import type { Json } from "../fields.ts";
+import { LiveTurn } from "../live-turn.ts";
 
 /** Thinking blocks must carry a signature; programs echo it back and envroll ignores it. */
 const SIGNATURE = "envroll";
@@ -79,48 +80,101 @@ export function anthropicAnswer(r: ModelResponse, model: string): Json {
 /**
  * The event sequence the SDK stream helpers (`messages.stream`) parse: `message_start`, per block
  * `content_block_start` / `content_block_delta` / `content_block_stop`, `message_delta` with the
- * stop reason and output tokens, `message_stop`.
+ * stop reason and usage, `message_stop`. The thinking block and the text as it is sampled go out
+ * while the turn runs (when the client streams); tool_use blocks with the finished turn.
  */
-export function anthropicEvents(r: ModelResponse, model: string): SseEvent[] {
-  const out: SseEvent[] = [];
-  const emit = (type: string, fields: Json = {}) =>
-    out.push({ event: type, data: JSON.stringify({ type, ...fields }) });
-  const message = anthropicAnswer(r, model);
-  emit("message_start", {
-    message: {
-      ...message,
-      content: [],
-      stop_reason: null,
-      usage: { ...message["usage"], output_tokens: 0 },
-    },
-  });
-  (message["content"] as Json[]).forEach((block, index) => {
-    if (block["type"] === "thinking") {
-      emit("content_block_start", {
-        index,
-        content_block: { type: "thinking", thinking: "", signature: "" },
-      });
-      emit("content_block_delta", { index, delta: { type: "thinking_delta", thinking: block["thinking"] } });
-      emit("content_block_delta", {
-        index,
-        delta: { type: "signature_delta", signature: block["signature"] },
-      });
-    } else if (block["type"] === "text") {
-      emit("content_block_start", { index, content_block: { type: "text", text: "" } });
-      emit("content_block_delta", { index, delta: { type: "text_delta", text: block["text"] } });
-    } else {
-      emit("content_block_start", { index, content_block: { ...block, input: {} } });
-      emit("content_block_delta", {
-        index,
-        delta: { type: "input_json_delta", partial_json: JSON.stringify(block["input"]) },
-      });
+export class AnthropicLive implements LiveAnswer {
+  private readonly turn = new LiveTurn();
+  private started = false;
+  private index = 0;
+  private textOpen = false;
+
+  constructor(private readonly model: string) {}
+
+  get diverged(): boolean {
+    return this.turn.diverged;
+  }
+
+  private start(out: SseEvent[], id: string, promptTokens: number, cachedTokens: number): void {
+    if (this.started) return;
+    this.started = true;
+    emit(out, "message_start", {
+      message: {
+        id: `msg_${id}`,
+        type: "message",
+        role: "assistant",
+        model: this.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: promptTokens - cachedTokens,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: cachedTokens,
+        },
+      },
+    });
+  }
+
+  private thinking(out: SseEvent[], thinking: string): void {
+    const index = this.index++;
+    emit(out, "content_block_start", {
+      index,
+      content_block: { type: "thinking", thinking: "", signature: "" },
+    });
+    emit(out, "content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
+    emit(out, "content_block_delta", { index, delta: { type: "signature_delta", signature: SIGNATURE } });
+    emit(out, "content_block_stop", { index });
+  }
+
+  private text(out: SseEvent[], text: string): void {
+    if (!this.textOpen) {
+      this.textOpen = true;
+      emit(out, "content_block_start", { index: this.index, content_block: { type: "text", text: "" } });
     }
-    emit("content_block_stop", { index });
-  });
-  emit("message_delta", {
-    delta: { stop_reason: message["stop_reason"], stop_sequence: null },
-    usage: { output_tokens: r.usage.completionTokens },
-  });
-  emit("message_stop");
-  return out;
+    emit(out, "content_block_delta", { index: this.index, delta: { type: "text_delta", text } });
+  }
+
+  delta(d: StreamDelta): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.start(out, d.id, d.promptTokens, 0);
+    const add = this.turn.note(d);
+    if (add.reasoning !== undefined && !this.textOpen) this.thinking(out, add.reasoning);
+    if (add.content) this.text(out, add.content);
+    return out;
+  }
+
+  finish(r: ModelResponse): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.start(out, r.id, r.usage.promptTokens, r.usage.cachedTokens ?? 0);
+    const rest = this.turn.rest(r);
+    if (rest.reasoning !== null && !this.textOpen) this.thinking(out, rest.reasoning);
+    if (rest.content !== "") this.text(out, rest.content);
+    if (this.textOpen) emit(out, "content_block_stop", { index: this.index++ });
+    for (const c of r.message.tool_calls ?? []) {
+      const index = this.index++;
+      const input = toolInput(c.arguments);
+      emit(out, "content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: c.id, name: c.name, input: {} },
+      });
+      emit(out, "content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(input) },
+      });
+      emit(out, "content_block_stop", { index });
+    }
+    emit(out, "message_delta", {
+      delta: { stop_reason: stopReason(r), stop_sequence: null },
+      // The whole usage: the prompt's cached part is known only now.
+      usage: usage(r),
+    });
+    emit(out, "message_stop");
+    return out;
+  }
+}
+
+function emit(out: SseEvent[], type: string, fields: Json = {}): void {
+  out.push({ event: type, data: JSON.stringify({ type, ...fields }) });
 }

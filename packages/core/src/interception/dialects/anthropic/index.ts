@@ -9,7 +9,7 @@ import { errorMessage } from "../../../errors.ts";
 import { bearerToken, HttpError, headerValue, sendJson } from "../../../http/index.ts";
 import type { InterceptionRoute } from "../../route.ts";
 import type { Dialect } from "../dialect.ts";
-import { anthropicAnswer, anthropicEvents, echoedArguments } from "./answer.ts";
+import { AnthropicLive, anthropicAnswer, echoedArguments } from "./answer.ts";
 import { parseAnthropicConversation, parseAnthropicRequest } from "./parse.ts";
 
 function secret(req: IncomingMessage): string | null {
@@ -32,7 +32,7 @@ export const anthropicDialect: Dialect = {
   errorBody: anthropicErrorBody,
   parse: parseAnthropicRequest,
   respond: (response, _request, model) => anthropicAnswer(response, model),
-  events: (response, _request, model) => anthropicEvents(response, model),
+  live: (_request, model) => new AnthropicLive(model),
   errorEvent: (message, type) => [
     { event: "error", data: JSON.stringify(anthropicErrorBody(message, type)) },
   ],

@@ -4,10 +4,11 @@
  * exactly this `reasoning_content`), the message text, then one `function_call` per tool call.
  * A turn cut by the token limit is `incomplete` with reason `max_output_tokens`.
  */
-import type { ModelResponse } from "../../../clients/client.ts";
+import type { ModelResponse, StreamDelta } from "../../../clients/client.ts";
 import { contentText } from "../../../types.ts";
-import { type DialectRequest, type SseEvent, unixSeconds } from "../dialect.ts";
+import { type DialectRequest, type LiveAnswer, type SseEvent, unixSeconds } from "../dialect.ts";
 import type { Json } from "../fields.ts";
+import { LiveTurn } from "../live-turn.ts";
 import { encryptedReasoning } from "./reasoning.ts";
 import { CUSTOM_INPUT } from "./tools.ts";
 
@@ -109,59 +110,157 @@ export function responsesAnswer(r: ModelResponse, request: DialectRequest, model
 /**
  * The event sequence the SDK stream helpers (openai `responses.stream`, the Agents SDK) parse:
  * `response.created`, `response.in_progress`, per item `output_item.added` … `output_item.done`
- * with its part/delta/done events, then `response.completed` (or `.incomplete`).
+ * with its part/delta/done events, then `response.completed` (or `.incomplete`). The reasoning
+ * item and the message text as it is sampled go out while the turn runs (when the client
+ * streams); calls with the finished turn.
  */
-export function responsesEvents(r: ModelResponse, request: DialectRequest, model: string): SseEvent[] {
-  const out: SseEvent[] = [];
-  let seq = 0;
-  const emit = (type: string, fields: Json) =>
-    out.push({ event: type, data: JSON.stringify({ type, sequence_number: seq++, ...fields }) });
-  const shell = responseObject(r, request, model, true);
-  emit("response.created", { response: shell });
-  emit("response.in_progress", { response: shell });
-  outputItems(r, request).forEach((item, output_index) => {
+export class ResponsesLive implements LiveAnswer {
+  private readonly turn = new LiveTurn();
+  private seq = 0;
+  private output = 0;
+  /** The message item being streamed: its id and output index. */
+  private message: { item_id: string; output_index: number } | null = null;
+  private started = false;
+
+  constructor(
+    private readonly request: DialectRequest,
+    private readonly model: string,
+  ) {}
+
+  get diverged(): boolean {
+    return this.turn.diverged;
+  }
+
+  private emit(out: SseEvent[], type: string, fields: Json): void {
+    out.push({ event: type, data: JSON.stringify({ type, sequence_number: this.seq++, ...fields }) });
+  }
+
+  private start(out: SseEvent[], r: ModelResponse): void {
+    if (this.started) return;
+    this.started = true;
+    const shell = responseObject(r, this.request, this.model, true);
+    this.emit(out, "response.created", { response: shell });
+    this.emit(out, "response.in_progress", { response: shell });
+  }
+
+  private reasoning(out: SseEvent[], item: Json): void {
+    const output_index = this.output++;
     const at = { item_id: item["id"], output_index };
-    if (item["type"] === "reasoning") {
-      const text: string = item["summary"][0].text;
-      emit("response.output_item.added", { output_index, item: { ...item, summary: [] } });
-      const part = { type: "summary_text", text: "" };
-      emit("response.reasoning_summary_part.added", { ...at, summary_index: 0, part });
-      emit("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: text });
-      emit("response.reasoning_summary_text.done", { ...at, summary_index: 0, text });
-      emit("response.reasoning_summary_part.done", { ...at, summary_index: 0, part: { ...part, text } });
-    } else if (item["type"] === "message") {
-      const text: string = item["content"][0].text;
+    const text: string = item["summary"][0].text;
+    this.emit(out, "response.output_item.added", { output_index, item: { ...item, summary: [] } });
+    const part = { type: "summary_text", text: "" };
+    this.emit(out, "response.reasoning_summary_part.added", { ...at, summary_index: 0, part });
+    this.emit(out, "response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: text });
+    this.emit(out, "response.reasoning_summary_text.done", { ...at, summary_index: 0, text });
+    this.emit(out, "response.reasoning_summary_part.done", {
+      ...at,
+      summary_index: 0,
+      part: { ...part, text },
+    });
+    this.emit(out, "response.output_item.done", { output_index, item });
+  }
+
+  private text(out: SseEvent[], id: string, delta: string): void {
+    if (!this.message) {
+      this.message = { item_id: `msg_${id}`, output_index: this.output++ };
+      const item = {
+        id: this.message.item_id,
+        type: "message",
+        role: "assistant",
+        status: "in_progress",
+        content: [],
+      };
+      this.emit(out, "response.output_item.added", { output_index: this.message.output_index, item });
       const part = { type: "output_text", text: "", annotations: [], logprobs: [] };
-      emit("response.output_item.added", {
-        output_index,
-        item: { ...item, status: "in_progress", content: [] },
+      this.emit(out, "response.content_part.added", { ...this.message, content_index: 0, part });
+    }
+    this.emit(out, "response.output_text.delta", { ...this.message, content_index: 0, delta, logprobs: [] });
+  }
+
+  delta(d: StreamDelta): SseEvent[] {
+    const out: SseEvent[] = [];
+    const shell = partialResponse(d);
+    this.start(out, shell);
+    const add = this.turn.note(d);
+    if (add.reasoning !== undefined && !this.message)
+      this.reasoning(
+        out,
+        outputItems(
+          { ...shell, message: { ...shell.message, reasoning_content: add.reasoning } },
+          this.request,
+        )[0]!,
+      );
+    if (add.content) this.text(out, d.id, add.content);
+    return out;
+  }
+
+  finish(r: ModelResponse): SseEvent[] {
+    const out: SseEvent[] = [];
+    this.start(out, r);
+    const rest = this.turn.rest(r);
+    const items = outputItems(r, this.request);
+    // Text streamed for a turn that ended with none (a divergence) still gets its item closed.
+    if (this.message && !items.some((i) => i["type"] === "message"))
+      items.unshift({
+        id: this.message.item_id,
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: this.turn.content, annotations: [], logprobs: [] }],
       });
-      emit("response.content_part.added", { ...at, content_index: 0, part });
-      emit("response.output_text.delta", { ...at, content_index: 0, delta: text, logprobs: [] });
-      emit("response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
-      emit("response.content_part.done", { ...at, content_index: 0, part: { ...part, text } });
-    } else if (item["type"] === "custom_tool_call") {
-      emit("response.output_item.added", {
+    for (const item of items) {
+      if (item["type"] === "reasoning") {
+        if (rest.reasoning !== null && !this.message) this.reasoning(out, item);
+      } else if (item["type"] === "message") {
+        if (rest.content !== "" || !this.message) this.text(out, r.id, rest.content);
+        const text: string = item["content"][0].text;
+        const at = this.message!;
+        const part = { type: "output_text", text, annotations: [], logprobs: [] };
+        this.emit(out, "response.output_text.done", { ...at, content_index: 0, text, logprobs: [] });
+        this.emit(out, "response.content_part.done", { ...at, content_index: 0, part });
+        this.emit(out, "response.output_item.done", { output_index: at.output_index, item });
+      } else this.call(out, item);
+    }
+    const final = responseObject(r, this.request, this.model, false);
+    const type = final["status"] === "incomplete" ? "response.incomplete" : "response.completed";
+    this.emit(out, type, { response: final });
+    return out;
+  }
+
+  private call(out: SseEvent[], item: Json): void {
+    const output_index = this.output++;
+    const at = { item_id: item["id"], output_index };
+    if (item["type"] === "custom_tool_call") {
+      this.emit(out, "response.output_item.added", {
         output_index,
         item: { ...item, status: "in_progress", input: "" },
       });
-      emit("response.custom_tool_call_input.delta", { ...at, delta: item["input"] });
-      emit("response.custom_tool_call_input.done", { ...at, input: item["input"] });
+      this.emit(out, "response.custom_tool_call_input.delta", { ...at, delta: item["input"] });
+      this.emit(out, "response.custom_tool_call_input.done", { ...at, input: item["input"] });
     } else {
-      emit("response.output_item.added", {
+      this.emit(out, "response.output_item.added", {
         output_index,
         item: { ...item, status: "in_progress", arguments: "" },
       });
-      emit("response.function_call_arguments.delta", { ...at, delta: item["arguments"] });
-      emit("response.function_call_arguments.done", {
+      this.emit(out, "response.function_call_arguments.delta", { ...at, delta: item["arguments"] });
+      this.emit(out, "response.function_call_arguments.done", {
         ...at,
         name: item["name"],
         arguments: item["arguments"],
       });
     }
-    emit("response.output_item.done", { output_index, item });
-  });
-  const final = responseObject(r, request, model, false);
-  emit(final["status"] === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
-  return out;
+    this.emit(out, "response.output_item.done", { output_index, item });
+  }
+}
+
+/** What a delta says of the turn, as a response in progress (its shell and reasoning item). */
+function partialResponse(d: StreamDelta): ModelResponse {
+  return {
+    id: d.id,
+    model: "",
+    message: { role: "assistant", content: "" },
+    finishReason: "stop",
+    usage: { promptTokens: d.promptTokens, completionTokens: 0 },
+    tokens: null,
+  };
 }

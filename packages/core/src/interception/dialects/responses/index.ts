@@ -2,7 +2,7 @@
 import { bearerToken } from "../../../http/index.ts";
 import { openAiErrorBody } from "../chat.ts";
 import type { Dialect } from "../dialect.ts";
-import { responsesAnswer, responsesEvents } from "./answer.ts";
+import { ResponsesLive, responsesAnswer } from "./answer.ts";
 import { parseResponsesRequest } from "./parse.ts";
 
 export const responsesDialect: Dialect = {
@@ -12,7 +12,7 @@ export const responsesDialect: Dialect = {
   errorBody: openAiErrorBody,
   parse: parseResponsesRequest,
   respond: responsesAnswer,
-  events: responsesEvents,
+  live: (request, model) => new ResponsesLive(request, model),
   // The API's `error` event; the `error` member is what the SDKs' SSE readers raise on.
   errorEvent: (message, type) => [
     {
