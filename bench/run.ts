@@ -5,7 +5,7 @@
  *
  *   npm run bench                 full run, 3 repetitions per figure (~10 minutes on 2 cores)
  *   npm run bench -- --quick      ~1–2 minute version (smaller counts, 1 repetition)
- *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup, generic, agent
+ *   npm run bench -- --only NAME  one benchmark: throughput, renderer, bridge, memory, eval, dialects, startup, generic, agent, stream
  *   npm run bench -- --reps N     repetitions per figure (the figure is their median)
  */
 import os from "node:os";
@@ -13,6 +13,7 @@ import { agentShape } from "./agent-shape.ts";
 import { bridge } from "./bridge.ts";
 import { dialects } from "./dialects.ts";
 import { evalWall } from "./eval-wall.ts";
+import { firstDelta } from "./first-delta.ts";
 import { genericRenderer } from "./generic.ts";
 import { type BenchOptions, type Figure, note, printFigure } from "./lib/report.ts";
 import { memory } from "./memory.ts";
@@ -31,6 +32,7 @@ const BENCHES: Record<string, (o: BenchOptions) => Promise<Figure[]>> = {
   startup,
   generic: genericRenderer,
   agent: agentShape,
+  stream: firstDelta,
 };
 
 function parseArgs(argv: string[]): { options: BenchOptions; only: string[]; out: string | null } {
