@@ -141,7 +141,20 @@ test("/mcp/<server>: secret-authenticated MCP, zod schemas, isError results; /st
 
     const auth = { Authorization: `Bearer ${ep.secret}` };
     assert.deepEqual(await (await fetch(`${ep.origin}/state`, { headers: auth })).json(), { note: "hello" });
-    const refused = await fetch(`${ep.origin}/state`, { method: "PUT", headers: auth, body: '{"note": 3}' });
+    const agentPut = await fetch(`${ep.origin}/state`, {
+      method: "PUT",
+      headers: auth,
+      body: '{"note": "x"}',
+    });
+    assert.equal(agentPut.status, 403, "the agent's credential does not write state");
+    assert.deepEqual(trace.state, { note: "hello" });
+    assert.deepEqual(trace.info["guard"], ["PUT /state with the agent's credential refused"]);
+    const serverAuth = { Authorization: `Bearer ${ep.serverSecret}` };
+    const refused = await fetch(`${ep.origin}/state`, {
+      method: "PUT",
+      headers: serverAuth,
+      body: '{"note": 3}',
+    });
     assert.equal(refused.status, 400);
     assert.match(((await refused.json()) as { error: string }).error, /^invalid state PUT for mcp-demo: /);
     const t = (await (await fetch(`${ep.origin}/task`, { headers: auth })).json()) as {
@@ -217,7 +230,8 @@ test(
     const client = new ScriptedClient(() => script[i++]!);
     const env = await envFor(
       demo,
-      `harness.id = "command"\nharness.command = [${JSON.stringify(python)}, ${JSON.stringify(agent)}]`,
+      // On the host: the venv's interpreter (often under /root/.pyenv) is out of the sandbox's reach.
+      `harness.id = "command"\nharness.command = [${JSON.stringify(python)}, ${JSON.stringify(agent)}]\nharness.runtime.type = "subprocess"`,
     );
     try {
       const [r] = await env.runGroup(0, 1, { client });

@@ -99,7 +99,9 @@ export async function loadEnvironment(
   checkToolsets(taskset, harness, config.toolsets);
   checkGroupSize(taskset, config.num_rollouts);
   if (config.harness.runtime.type === "auto") {
-    const auto = await resolveAutoRuntime(harness.id, harness.isolation?.(config.harness) ?? "none");
+    const { type: _, ...extra } = config.harness.runtime;
+    const isolation = harness.isolation?.(config.harness) ?? "none";
+    const auto = await resolveAutoRuntime(harness.id, isolation, extra);
     if (auto.unisolated !== null) warnUnisolated(harness.id, auto.unisolated);
     // The chosen runtime is what the run records and what rollouts build.
     config = { ...config, harness: { ...config.harness, runtime: auto.spec } };

@@ -27,10 +27,11 @@ import type { RolloutLimits } from "./limits.ts";
 import type { RolloutToolbox } from "./mcp/toolbox.ts";
 import { RolloutWiring } from "./mcp/wiring.ts";
 import type { RuntimeFactory } from "./runtimes/index.ts";
-import type { Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
+import type { ReapReport, Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
 import { scoreTrace } from "./scoring.ts";
 import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "./task.ts";
 import { applyFailurePenalty, type ToolCallFailurePolicy } from "./tool-call-failures.ts";
+import { noteGuard } from "./trace/guard.ts";
 import { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
 
@@ -154,6 +155,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
     await runHarness(spec, trace, rt, user);
     trace.stop("agent_completed");
     finished = true;
+    await endAgent(trace, runtime);
     const finalize = taskset.finalize;
     if (finalize)
       await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
@@ -164,7 +166,7 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       trace.markStage("finalize", at, at);
     }
     await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), async () => {
-      // The agent can no longer act: its program has exited (the sandbox took its processes).
+      // The agent can no longer act: its program exited and endAgent ended what it left.
       await boundary(TaskError, "grader files", () => placeGraderFiles(taskset, ctx()));
       await scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges);
     });
@@ -195,6 +197,29 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
     trace.timing.end = now();
   }
   return trace;
+}
+
+/**
+ * Before finalize and grading: every process the agent's program (or the model's shell) started
+ * is ended and waited for, however it detached, so nothing it left behind rewrites the tests
+ * or the result files while they are read. What that took is on the trace (`info.guard`).
+ */
+async function endAgent(trace: Trace, runtime: Runtime): Promise<void> {
+  if (!runtime.reap) {
+    noteGuard(trace, `runtime "${runtime.kind}" cannot end processes the agent detached before grading`);
+    return;
+  }
+  let report: ReapReport;
+  try {
+    report = await runtime.reap();
+  } catch (e) {
+    throw asTyped(SandboxError, "runtime reap", e);
+  }
+  if (report.killed > 0)
+    noteGuard(
+      trace,
+      `${report.killed} process(es) the agent left running were killed before grading (found by ${report.how})`,
+    );
 }
 
 /**

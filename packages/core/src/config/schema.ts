@@ -67,7 +67,11 @@ export const SubprocessRuntimeSchema = z.strictObject({
   output_limit_bytes: whole(1).optional(),
 });
 /** The default: the sandbox for a harness that gives the model a shell (see runtimes/auto.ts). */
-export const AutoRuntimeSchema = z.strictObject({ type: z.literal("auto") });
+export const AutoRuntimeSchema = z.strictObject({
+  type: z.literal("auto"),
+  /** Host paths shown read-only when auto picks the sandbox (what an agent program needs besides its files). */
+  ro_bind: z.array(z.string()).optional(),
+});
 /**
  * Other runtime types (sandbox, …) own their options, so only the subprocess and auto runtimes
  * are checked strictly here; a refinement rather than a union keeps the error about the key,

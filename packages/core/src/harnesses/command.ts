@@ -25,7 +25,7 @@ export const commandHarness: Harness = {
   id: "command",
   supportsTools: true,
   supportsUserSim: true,
-  isolation: () => "unisolated",
+  isolation: () => "program",
   async run(ctx) {
     const argv = ctx.config.command;
     if (!argv || argv.length === 0)

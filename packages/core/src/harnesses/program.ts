@@ -51,6 +51,11 @@ export async function runProgram<D extends TaskData>(
   if (result.exitCode !== 0) {
     const how = result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`;
     const tail = (result.stderr.trim() ? result.stderr : result.stdout).slice(-STDERR_TAIL);
-    throw new HarnessError(`${argv.join(" ")} exited with ${how}: ${tail}`);
+    // The usual cause of a program failing only by default: it needs host files the sandbox hides.
+    const where =
+      runtime.kind === "sandbox"
+        ? ` (it ran in the sandbox, which shows /usr, the program's own files and the working folder only: add host paths with harness.runtime.ro_bind, or set harness.runtime.type = "subprocess" to run it on the host, unisolated)`
+        : "";
+    throw new HarnessError(`${argv.join(" ")} exited with ${how}${where}: ${tail}`);
   }
 }

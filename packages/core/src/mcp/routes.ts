@@ -4,7 +4,9 @@
  *
  * - `GET /state` — the rollout's shared state (`trace.state`) as JSON;
  * - `PUT /state` — replaces it (last write wins; validated by the taskset's `stateSchema` when it
- *   has one: 400 `invalid state PUT for <taskset>: …`), answers `{"ok": true}`;
+ *   has one: 400 `invalid state PUT for <taskset>: …`), answers `{"ok": true}`. Only the
+ *   environment servers' credential writes state: rewards and stop conditions read it, so the
+ *   agent's is refused (403, and `info.guard` records the attempt);
  * - `GET /task` — `{"cls": <taskset id>, "task": <the task row as a JSON string>}` (V1's shape);
  *   with the agent program's credential the row lacks the taskset's `hiddenFields` (answers),
  *   which only the environment servers' credential (`VF_STATE_SECRET`) reads;
@@ -12,6 +14,7 @@
  */
 import { HttpError, sendJson } from "../http/index.ts";
 import type { InterceptionRoute, RouteContext } from "../interception/route.ts";
+import { noteGuard } from "../trace/guard.ts";
 import { attachmentsOf } from "./attach.ts";
 
 const stateErrorBody = (message: string) => ({ error: message });
@@ -32,6 +35,10 @@ const putState: InterceptionRoute = {
   path: "/state",
   errorBody: stateErrorBody,
   async handle(ctx) {
+    if (!ctx.trusted) {
+      noteGuard(ctx.session.trace, "PUT /state with the agent's credential refused");
+      throw new HttpError(403, "state is written by the environment's servers only (VF_STATE_SECRET)");
+    }
     let body: unknown = await ctx.json();
     const schema = attachmentsOf(ctx.session)?.stateSchema;
     if (schema) {
@@ -57,6 +64,7 @@ function visibleTask(ctx: RouteContext): unknown {
   const task = ctx.session.trace.task as Record<string, unknown>;
   const hidden = attachmentsOf(ctx.session)?.hiddenFields ?? [];
   if (ctx.trusted || hidden.length === 0) return task;
+  noteGuard(ctx.session.trace, `GET /task with the agent's credential: ${hidden.join(", ")} withheld`);
   return Object.fromEntries(Object.entries(task).filter(([k]) => !hidden.includes(k)));
 }
 

@@ -2,16 +2,22 @@
  * `harness.runtime.type = "auto"`, the default: the runtime a harness gets when the config names
  * none. A harness that hands the model a shell (the coding agent's `bash`) gets the bubblewrap
  * sandbox when this host can make one — on the host, `find / -name traces.jsonl` lists the
- * running eval's own traces (answers included) and the other rollouts' working folders. Where
- * bubblewrap cannot run, or the harness runs an external agent program the sandbox would cut off
- * from the interception server, it is the subprocess runtime and the run says loudly, once, that
- * the model's tools are not isolated. Harnesses without tools run as before (subprocess, quiet).
+ * running eval's own traces (answers included), the other rollouts' working folders, and
+ * `/proc/<pid>/environ` of the environment's servers (their state credential). A harness that
+ * runs an external agent program (command) gets the same sandbox with the network shared, so the
+ * program still reaches the interception server; its program files are shown read-only. Where
+ * bubblewrap cannot run it is the subprocess runtime, and the run says loudly, once, that the
+ * model's tools are not isolated. Harnesses without tools run as before (subprocess, quiet).
  */
 
 import type { RuntimeSpec } from "./runtime.ts";
 
-/** How a harness wants "auto" resolved (Harness.isolation). */
-export type Isolation = "sandbox" | "unisolated" | "none";
+/**
+ * How a harness wants "auto" resolved (Harness.isolation): "sandbox" for in-process shells,
+ * "program" for an external program that needs the network to reach the interception server,
+ * "unisolated" for one that cannot run sandboxed yet (said at run start), "none" without tools.
+ */
+export type Isolation = "sandbox" | "program" | "unisolated" | "none";
 
 /**
  * The sandbox's defaults are sized for one short program (code-golf: 10 s of CPU, 1 GiB); a
@@ -26,16 +32,36 @@ export const AUTO_SANDBOX: RuntimeSpec = Object.freeze({
   tmp_size_mb: 512,
 });
 
+/**
+ * For an agent program: the network shared (it must reach the interception server on this host;
+ * a shell run in-process talks to nothing), and an address-space limit that is no real limit,
+ * because V8 reserves wasm memory far beyond what it uses (Node's fetch fails under 8 GiB).
+ */
+export const AUTO_PROGRAM_SANDBOX: RuntimeSpec = Object.freeze({
+  ...AUTO_SANDBOX,
+  network: true,
+  memory_mb: 65536,
+  processes: 512,
+});
+
 export interface AutoRuntime {
   spec: RuntimeSpec;
   /** Set when the model's tools run on the host: the warning to print at run start. */
   unisolated: string | null;
 }
 
-export async function resolveAutoRuntime(harnessId: string, isolation: Isolation): Promise<AutoRuntime> {
+/**
+ * `extra`: the auto table's own keys (`ro_bind`, host paths the program needs besides its files),
+ * applied when the choice is the sandbox.
+ */
+export async function resolveAutoRuntime(
+  harnessId: string,
+  isolation: Isolation,
+  extra: { ro_bind?: string[] } = {},
+): Promise<AutoRuntime> {
   if (isolation === "none") return { spec: { type: "subprocess" }, unisolated: null };
   const hostWide =
-    "this run's output folder (answers included), dataset files and other rollouts' working folders";
+    "this run's output folder (answers included), dataset files, other rollouts' working folders and the environment servers' credential in /proc";
   if (isolation === "unisolated")
     return {
       spec: { type: "subprocess" },
@@ -44,10 +70,15 @@ export async function resolveAutoRuntime(harnessId: string, isolation: Isolation
   // Loaded here, not at the top: a run whose harness has no shell never loads the sandbox.
   const { probeSandbox } = await import("./sandbox/probe.ts");
   const probe = await probeSandbox({ bwrap: null, mode: "auto" });
-  if (probe.ok) return { spec: { ...AUTO_SANDBOX }, unisolated: null };
+  if (probe.ok)
+    return {
+      spec: { ...(isolation === "program" ? AUTO_PROGRAM_SANDBOX : AUTO_SANDBOX), ...extra },
+      unisolated: null,
+    };
+  const gives = isolation === "program" ? "runs an agent program" : "gives the model a shell";
   return {
     spec: { type: "subprocess" },
-    unisolated: `harness "${harnessId}" gives the model a shell, and the sandbox cannot run here (${probe.reason}): the model's tools run UNISOLATED on this host and can read ${hostWide}; install bubblewrap, or set harness.runtime.type = "subprocess" to accept this`,
+    unisolated: `harness "${harnessId}" ${gives}, and the sandbox cannot run here (${probe.reason}): the model's tools run UNISOLATED on this host and can read ${hostWide}, and processes they detach are ended before grading only as far as their environment can be followed; install bubblewrap, or set harness.runtime.type = "subprocess" to accept this`,
   };
 }
 

@@ -38,6 +38,13 @@ export interface Runtime {
   start(): Promise<void>;
   /** Kills anything still running and removes the working directory. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Ends every process the runtime's programs started, however they detached (a new session, a
+   * double fork), and resolves once none can act any more: called after the agent's program
+   * exited and before grading, so nothing the agent left behind runs into the grader's step.
+   * The workdir stays. A runtime without it cannot promise that (the rollout records so).
+   */
+  reap?(): Promise<ReapReport>;
   run(argv: string[], options?: RunOptions): Promise<ProgramResult>;
   /** Paths are relative to the workdir; escaping it is refused. */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
@@ -54,6 +61,13 @@ export interface InteractiveCommand {
   argv: string[];
   env: Record<string, string>;
   cwd: string;
+}
+
+export interface ReapReport {
+  /** Processes found still running and killed (where the runtime can count them). */
+  killed: number;
+  /** How descendants were found: a PID namespace ends them all; a marker variable is best effort. */
+  how: "pid-namespace" | "marker";
 }
 
 /** Config shape shared by runtimes (`harness.runtime` in the TOML). */

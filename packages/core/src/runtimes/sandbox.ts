@@ -10,13 +10,21 @@
  */
 import { rm } from "node:fs/promises";
 import { SandboxError } from "../errors.ts";
-import type { InteractiveCommand, ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
+import { LivePrograms, newReapTag, REAP_MARKER, reapTagged } from "./reap.ts";
+import type {
+  InteractiveCommand,
+  ProgramResult,
+  ReapReport,
+  RunOptions,
+  Runtime,
+  RuntimeSpec,
+} from "./runtime.ts";
 import { bwrapCommand, unsandboxedCommand } from "./sandbox/command.ts";
 import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
 import { type ProgramFiles, showProgramFiles } from "./sandbox/program-files.ts";
 import { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 import { createWorkdir, lexicalPath, readInside, writeInside } from "./sandbox/workdir.ts";
-import { killGroup, spawnProgram } from "./spawn.ts";
+import { spawnProgram } from "./spawn.ts";
 
 export { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 
@@ -35,7 +43,9 @@ export class SandboxRuntime implements Runtime {
   private dir: string | null = null;
   private probe: Extract<ProbeResult, { ok: true }> | null = null;
   private unsandboxed = false;
-  private readonly live = new Set<number>();
+  private readonly live = new LivePrograms();
+  /** Unsandboxed only: marks what the programs start, for reap (the PID namespace does it otherwise). */
+  private readonly tag = newReapTag();
   private readonly forwardEnv: readonly string[];
   private readonly programFiles: readonly string[];
   private files: ProgramFiles | null = null;
@@ -87,9 +97,21 @@ export class SandboxRuntime implements Runtime {
       this.files = await showProgramFiles(this.programFiles, this.spec);
   }
 
+  /**
+   * Each program runs in its own PID namespace: when it exits, or its group is killed, the kernel
+   * kills everything left in the namespace (setsid and double forks included). Unsandboxed there
+   * is no namespace, and the marker variable is followed instead.
+   */
+  async reap(): Promise<ReapReport> {
+    await this.live.settle();
+    if (!this.unsandboxed) return { killed: 0, how: "pid-namespace" };
+    const killed = this.live.started ? await reapTagged(this.tag) : [];
+    return { killed: killed.length, how: "marker" };
+  }
+
   async stop(): Promise<void> {
-    for (const pid of this.live) killGroup(pid);
-    this.live.clear();
+    this.live.killAll();
+    if (this.unsandboxed && this.live.started) await reapTagged(this.tag);
     const dir = this.dir;
     this.dir = null;
     if (dir !== null) await rm(dir, { recursive: true, force: true });
@@ -151,17 +173,20 @@ export class SandboxRuntime implements Runtime {
     const cwd = options.cwd ? lexicalPath(workdir, options.cwd) : workdir;
     const spec = this.spec;
     const command = this.command(argv, cwd);
-    return spawnProgram(command, {
+    const env = this.environment(options.env);
+    if (this.unsandboxed) env[REAP_MARKER] = this.tag;
+    const run = spawnProgram(command, {
       // bubblewrap chdirs inside; the host-side cwd only matters for the unsandboxed fallback.
       cwd: this.unsandboxed ? cwd : workdir,
-      env: this.environment(options.env),
+      env,
       stdin: options.stdin,
       timeoutMs: options.timeoutMs ?? spec.timeout_s * 1000,
       signal: options.signal,
       outputLimitBytes: spec.output_limit_bytes,
       killOnOutputLimit: spec.kill_on_output_limit,
-      track: (pid, alive) => (alive ? this.live.add(pid) : this.live.delete(pid)),
+      track: this.live.track,
     });
+    return this.live.add(run);
   }
 }
 

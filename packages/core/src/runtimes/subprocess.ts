@@ -12,8 +12,16 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { SandboxError } from "../errors.ts";
-import type { InteractiveCommand, ProgramResult, RunOptions, Runtime, RuntimeSpec } from "./runtime.ts";
-import { killGroup, spawnProgram } from "./spawn.ts";
+import { LivePrograms, newReapTag, REAP_MARKER, reapTagged } from "./reap.ts";
+import type {
+  InteractiveCommand,
+  ProgramResult,
+  ReapReport,
+  RunOptions,
+  Runtime,
+  RuntimeSpec,
+} from "./runtime.ts";
+import { spawnProgram } from "./spawn.ts";
 
 /** Inherited from the host environment by default: what programs need to find tools and decode text. */
 const BASE_ENV = ["PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "SYSTEMROOT"];
@@ -30,7 +38,9 @@ export class SubprocessRuntime implements Runtime {
   readonly kind = "subprocess";
   private dir: string | null = null;
   private started = false;
-  private readonly live = new Set<number>();
+  private readonly live = new LivePrograms();
+  /** Marks every process this runtime's programs start, detached or not (see reap.ts). */
+  private readonly tag = newReapTag();
   private readonly outputLimit: number;
   private readonly forwardEnv: readonly string[];
 
@@ -60,9 +70,15 @@ export class SubprocessRuntime implements Runtime {
     this.started = true;
   }
 
+  async reap(): Promise<ReapReport> {
+    await this.live.settle();
+    const killed = this.live.started ? await reapTagged(this.tag) : [];
+    return { killed: killed.length, how: "marker" };
+  }
+
   async stop(): Promise<void> {
-    for (const pid of this.live) killGroup(pid);
-    this.live.clear();
+    this.live.killAll();
+    if (this.live.started) await reapTagged(this.tag);
     this.started = false;
     const dir = this.dir;
     this.dir = null;
@@ -106,16 +122,17 @@ export class SubprocessRuntime implements Runtime {
   async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
     if (argv.length === 0) throw new SandboxError("empty argv");
     await this.ensureDir();
-    return spawnProgram(argv, {
+    const run = spawnProgram(argv, {
       cwd: options.cwd ? this.resolvePath(options.cwd) : this.workdir,
-      env: this.environment(options.env),
+      env: { ...this.environment(options.env), [REAP_MARKER]: this.tag },
       stdin: options.stdin,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       outputLimitBytes: this.outputLimit,
       killOnOutputLimit: false,
-      track: (pid, alive) => (alive ? this.live.add(pid) : this.live.delete(pid)),
+      track: this.live.track,
     });
+    return this.live.add(run);
   }
 }
 
