@@ -46,6 +46,7 @@ export class FakeEnv implements RolloutEnvironment {
       numTasks: opts.numTasks ?? 10,
       numEvalTasks: opts.numEvalTasks ?? 3,
       requiresGroupScoring: false,
+      minGroupSize: 1,
     };
   }
 

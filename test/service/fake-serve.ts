@@ -90,6 +90,7 @@ if (cfg.runs_log) {
 }
 Object.assign(env.info, {
   requiresGroupScoring: cfg.requires_group_scoring ?? false,
+  minGroupSize: cfg.requires_group_scoring ? 2 : 1,
 });
 
 const svc = await startService({

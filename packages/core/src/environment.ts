@@ -5,25 +5,24 @@
  * plain `TraceRecord`s and are not retained, so memory is bounded by the rollouts in flight.
  */
 import type { Client, Sampling } from "./clients/client.ts";
-import { configErrorFromIssues } from "./config/issues.ts";
 import { tasksetFields } from "./config/load.ts";
 import type { EnvConfig } from "./config/schema.ts";
-import { checkGroupSize, type RolloutLimit, runEpisode } from "./episode.ts";
+import { type RolloutLimit, runEpisode } from "./episode.ts";
 import { ConfigError, errorMessage } from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { getHarness } from "./harnesses/index.ts";
 import type { InterceptionServer } from "./interception/server.ts";
 import { DROPPED_SAMPLING_INFO } from "./interception/trace-info.ts";
-import { resolveJudgeConfigs } from "./judges/config.ts";
 import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
+import type { JudgeConfig } from "./judges/schema.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
 import type { RolloutLimits } from "./limits.ts";
+import { checkGroupSize, checkWithPlugins } from "./loaders/checks.ts";
 import { resolveTaskset } from "./loaders/taskset.ts";
-import { checkToolsets } from "./loaders/toolsets.ts";
 import { type Summary, SummaryBuilder } from "./outputs/summary.ts";
 import { mulberry32, shuffle } from "./random.ts";
 import { resolveAutoRuntime, warnUnisolated } from "./runtimes/auto.ts";
-import { type RuntimeFactory, runtimeFactory, runtimeSchema } from "./runtimes/index.ts";
+import { type RuntimeFactory, runtimeFactory } from "./runtimes/index.ts";
 import type { Taskset } from "./task.ts";
 import type { TraceRecord } from "./trace/record.ts";
 import type { Trace } from "./trace/trace.ts";
@@ -84,20 +83,7 @@ export async function loadEnvironment(
       path: config.python.path,
     }));
   const harness = await getHarness(config.harness.id);
-  if (taskset.user && !harness.supportsUserSim)
-    throw new ConfigError(
-      `harness.id: harness "${harness.id}" cannot drive the user simulator of "${taskset.id}"`,
-      {
-        path: "harness.id",
-      },
-    );
-  if (taskset.tools && !harness.supportsTools)
-    throw new ConfigError(
-      `harness.id: taskset "${taskset.id}" has tools, which harness "${harness.id}" does not offer (use "default" or "command")`,
-      { path: "harness.id" },
-    );
-  checkToolsets(taskset, harness, config.toolsets);
-  checkGroupSize(taskset, config.num_rollouts);
+  await checkWithPlugins(config, taskset, harness);
   if (config.harness.runtime.type === "auto") {
     const { type: _, ...extra } = config.harness.runtime;
     const isolation = harness.isolation?.(config.harness) ?? "none";
@@ -107,10 +93,6 @@ export async function loadEnvironment(
     config = { ...config, harness: { ...config.harness, runtime: auto.spec } };
   }
   const factory = await runtimeFactory(config.harness.runtime.type);
-  const schema = await runtimeSchema(config.harness.runtime.type);
-  const checked = schema?.safeParse(config.harness.runtime);
-  if (checked && !checked.success)
-    throw configErrorFromIssues(checked.error.issues, config.harness.runtime, schema, "harness.runtime");
 
   let loaded: TaskData[];
   try {
@@ -137,9 +119,10 @@ export async function loadEnvironment(
       throw new ConfigError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
     return p.data as TaskData;
   });
-  // Last: judges open clients, so nothing that can still fail comes after them. Resolving again
-  // is a no-op for a loaded config and checks one built in code.
-  const judges = await loadJudges(resolveJudgeConfigs(config.taskset.task.judges, taskset), options.judges);
+  // Last: judges open clients, so nothing that can still fail comes after them. The judge list
+  // was resolved with the config: resolveConfig replaced the raw tables with JudgeConfigs (the
+  // schema's type still says tables, since config/ sits below the judges).
+  const judges = await loadJudges(config.taskset.task.judges as JudgeConfig[], options.judges);
   return new Environment(config, taskset, harness, factory, rows, judges);
 }
 
@@ -195,6 +178,7 @@ export class Environment {
     onTrace: ((r: TraceRecord) => void) | undefined,
     limit: RolloutLimit,
   ): Promise<TraceRecord[]> {
+    checkGroupSize(this.taskset, n);
     const task = this.tasks[taskIndex];
     if (task === undefined)
       throw new RangeError(`task index ${taskIndex} out of range (0..${this.tasks.length - 1})`);

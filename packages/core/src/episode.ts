@@ -34,17 +34,7 @@ export interface EpisodeSpec<D extends TaskData = TaskData> extends Omit<Rollout
 /** Runs a rollout when a slot is free. */
 export type RolloutLimit = <T>(fn: () => Promise<T>) => Promise<T>;
 
-/** Raised before anything runs: a group reward compares rollouts, so it needs at least two. */
-export function checkGroupSize(taskset: Taskset<any, any>, n: number): void {
-  if ((taskset.groupRewards?.length ?? 0) > 0 && n < 2)
-    throw new ConfigError(
-      `num_rollouts: taskset "${taskset.id}" has group rewards (${taskset.groupRewards!.map((g) => g.name).join(", ")}), which need at least 2 rollouts per task, got ${n}`,
-      { path: "num_rollouts" },
-    );
-}
-
 export async function runEpisode<D extends TaskData>(spec: EpisodeSpec<D>): Promise<Trace[]> {
-  checkGroupSize(spec.taskset, spec.n);
   const grouped = (spec.taskset.groupRewards?.length ?? 0) > 0;
   const minSurvivors = grouped ? 2 : 1;
   const policy = spec.groupFailure;

@@ -14,6 +14,8 @@ export interface EnvironmentInfo {
   numEvalTasks: number;
   /** The taskset has group rewards: groups need n ≥ 2 to be meaningful. */
   requiresGroupScoring: boolean;
+  /** Rollouts per group the environment accepts at least (loaders/checks.ts's rule); Miles reads it. */
+  minGroupSize: number;
 }
 
 export interface GroupRun {

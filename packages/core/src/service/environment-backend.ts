@@ -3,10 +3,12 @@
  * eval) behind the service's narrow RolloutEnvironment port. The only service file that knows
  * the environment runtime's API.
  */
+
 import type { Sampling } from "../clients/client.ts";
 import type { ConfigOverrides } from "../config/index.ts";
 import type { EnvConfig } from "../config/schema.ts";
 import { type Environment, loadEnvironment } from "../environment.ts";
+import { minGroupSize } from "../loaders/checks.ts";
 import { loadConfig } from "../loaders/config.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import type { EnvironmentInfo, GroupRun, RolloutEnvironment } from "./backend.ts";
@@ -23,6 +25,7 @@ export class EnvironmentBackend implements RolloutEnvironment {
       numTasks: train.tasks.length,
       numEvalTasks: evaluation.tasks.length,
       requiresGroupScoring: train.requiresGroupScoring || evaluation.requiresGroupScoring,
+      minGroupSize: Math.max(minGroupSize(train.taskset), minGroupSize(evaluation.taskset)),
     };
   }
 

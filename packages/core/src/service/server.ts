@@ -98,6 +98,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     num_tasks: opts.env.info.numTasks,
     num_eval_tasks: opts.env.info.numEvalTasks,
     requires_group_scoring: opts.env.info.requiresGroupScoring,
+    // envroll_miles checks its group sizes against this instead of repeating the rule.
+    min_group_size: opts.env.info.minGroupSize,
     // Every dialect and streaming mode trains; which ones a run used is in its summary line.
     dialects: ["chat", "responses", "anthropic"],
     streaming: true,

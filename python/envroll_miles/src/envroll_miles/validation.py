@@ -36,9 +36,9 @@ MESSAGES = {
     + "--use-session-server is not supported: envroll records every turn token-exact itself and "
     "talks to the router directly",
     "group_rewards_train": PREFIX
-    + "the taskset has group rewards, which need --n-samples-per-prompt >= 2 (got {n})",
+    + "the taskset has group rewards, which need --n-samples-per-prompt >= {need} (got {n})",
     "group_rewards_eval": PREFIX
-    + "the taskset has group rewards, which need --n-samples-per-eval-prompt >= 2 when "
+    + "the taskset has group rewards, which need --n-samples-per-eval-prompt >= {need} when "
     "--eval-interval is set (got {n})",
     "no_config": PREFIX + "no environment: pass --envroll-config <env.toml> (or set ENVROLL_CONFIG), "
     "or --envroll-url <service> (or ENVROLL_URL)",
@@ -91,13 +91,15 @@ def environment_problems(args: Any, info: dict) -> list[tuple[str, str]]:
     out = []
     if info.get("num_tasks", 0) == 0 and getattr(args, "num_rollout", 1) != 0:
         out.append(("empty_taskset", MESSAGES["empty_taskset"]))
-    if info.get("requires_group_scoring"):
-        n = getattr(args, "n_samples_per_prompt", 1) or 1
-        if n < 2 and getattr(args, "num_rollout", 1) != 0:
-            out.append(("group_rewards_train", MESSAGES["group_rewards_train"].format(n=n)))
-        n_eval = getattr(args, "n_samples_per_eval_prompt", 1) or 1
-        if n_eval < 2 and getattr(args, "eval_interval", None):
-            out.append(("group_rewards_eval", MESSAGES["group_rewards_eval"].format(n=n_eval)))
+    # The service states the smallest group its environment accepts (envroll decides the rule once,
+    # when the environment loads); here only Miles' sizes are compared with it.
+    need = int(info.get("min_group_size", 1))
+    n = getattr(args, "n_samples_per_prompt", 1) or 1
+    if n < need and getattr(args, "num_rollout", 1) != 0:
+        out.append(("group_rewards_train", MESSAGES["group_rewards_train"].format(n=n, need=need)))
+    n_eval = getattr(args, "n_samples_per_eval_prompt", 1) or 1
+    if n_eval < need and getattr(args, "eval_interval", None):
+        out.append(("group_rewards_eval", MESSAGES["group_rewards_eval"].format(n=n_eval, need=need)))
     return out
 
 
