@@ -7,12 +7,10 @@
  * data, because the group's scores would be unattributable.
  */
 import type { GroupFailurePolicy, RetryPolicy } from "./config/schema.ts";
-import { ConfigError } from "./errors.ts";
 import { applyGroupFailure, scoredMembers } from "./group-failure.ts";
 import { runWithRetry } from "./retries.ts";
 import { type RolloutSpec, runRollout } from "./rollout.ts";
 import { scoreGroup } from "./scoring.ts";
-import type { Taskset } from "./task.ts";
 import type { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
 

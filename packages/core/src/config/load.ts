@@ -5,14 +5,11 @@
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { ConfigError } from "../errors.ts";
-import { canonicalPath, normalizeAliases, TOP_LEVEL_ALIASES } from "./aliases.ts";
-import { configErrorFromIssues, didYouMean } from "./issues.ts";
-import { absolutizeOverride, absolutizePaths } from "./paths.ts";
-import { checkSamplingKeys } from "./sampling-keys.ts";
-import { type EnvConfig, EnvConfigSchema } from "./schema.ts";
+import { canonicalPath } from "./aliases.ts";
+import { absolutizeOverride } from "./paths.ts";
+import type { EnvConfig } from "./schema.ts";
 
 /**
  * A config is parsed once per process: zod's fast path would first compile a parser per object

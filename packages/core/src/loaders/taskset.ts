@@ -9,7 +9,7 @@
  * Nothing is ever installed: a missing taskset is a config error that says the install command.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { didYouMean } from "../config/issues.ts";
 import { ConfigError } from "../errors.ts";
