@@ -25,37 +25,77 @@ export const SLOW_TOOLSET = `[[toolsets]]\nname = "slow"\ncommand = ${JSON.strin
 export const SECRET_WORD = "envroll-shell-7f3a";
 export const KV_VALUE = "blue-heron-42";
 
+/** The key the user simulator asks about in its second interaction turn, and its value. */
+export const SECOND_KEY = "zephyr";
+export const SECOND_VALUE = "amber-fox-17";
+const SECOND_ASK = `Thanks. Now look up the key \`${SECOND_KEY}\` the same way and tell me its value.`;
+
+const lookup = {
+  name: "lookup",
+  description: "Look up a key in the key-value store.",
+  parameters: {
+    type: "object",
+    properties: { key: { type: "string", description: "the key" } },
+    required: ["key"],
+  },
+  execute: (x: { key: string }) =>
+    x.key === "color" ? KV_VALUE : x.key === SECOND_KEY ? SECOND_VALUE : "missing",
+};
+
+const SYSTEM = "You are a careful agent. Use the tools you are given.";
+const PROMPT =
+  "Run `echo` in the shell, then look up the key `color` with the kv lookup tool, and report the value.";
+
 /** One tool, `lookup`, served to the agent over MCP as the toolset `kv`. */
 export const kvTaskset = defineTaskset({
   id: "kv-agent",
-  load: () => [
-    {
-      idx: 0,
-      system_prompt: "You are a careful agent. Use the tools you are given.",
-      prompt:
-        "Run `echo` in the shell, then look up the key `color` with the kv lookup tool, and report the value.",
-    },
-  ],
-  tools: [
-    {
-      name: "lookup",
-      description: "Look up a key in the key-value store.",
-      parameters: {
-        type: "object",
-        properties: { key: { type: "string", description: "the key" } },
-        required: ["key"],
-      },
-      execute: (x: { key: string }) => (x.key === "color" ? KV_VALUE : "missing"),
-    },
-  ],
+  load: () => [{ idx: 0, system_prompt: SYSTEM, prompt: PROMPT }],
+  tools: [lookup],
   toolPrefix: "kv",
   rewards: [{ name: "correct", fn: ({ trace }) => (trace.lastReply.includes(KV_VALUE) ? 1 : 0) }],
+});
+
+/**
+ * The kv task opened by a user simulator (the task has no prompt): it asks for `color`, then,
+ * answered, for a second key (a new `session/prompt` in the same ACP session), then has nothing
+ * more to say.
+ */
+export const kvUserTaskset = defineTaskset({
+  id: "kv-agent-user",
+  load: () => [{ idx: 0, system_prompt: SYSTEM }],
+  tools: [lookup],
+  toolPrefix: "kv",
+  user: () => {
+    const script = [PROMPT, SECOND_ASK];
+    return { respond: () => script.splice(0, 1).map((content) => ({ role: "user" as const, content })) };
+  },
+  rewards: [{ name: "correct", fn: ({ trace }) => (trace.lastReply.includes(SECOND_VALUE) ? 1 : 0) }],
 });
 
 export type AgentId = "codex" | "claude_code";
 
 /** The model's three turns in Qwen3's tool-call syntax, keyed by what the prompt already holds. */
 export function replayRows(agent: AgentId): string {
+  return replayRowList(agent)
+    .map((r) => JSON.stringify(r))
+    .join("\n");
+}
+
+/** The user-simulated episode: the three turns, then (asked for the second key) two more. */
+export function userSimReplay(agent: AgentId): string {
+  const call = `<tool_call>\n${JSON.stringify({ name: "mcp__kv__lookup", arguments: { key: SECOND_KEY } })}\n</tool_call>`;
+  const rows = [
+    {
+      match: SECOND_VALUE,
+      reply: `<think>\nGot it.\n</think>\n\nThe value of ${SECOND_KEY} is ${SECOND_VALUE}.`,
+    },
+    { match: SECOND_ASK, reply: `<think>\nThe second lookup.\n</think>\n\n${call}` },
+    ...replayRowList(agent),
+  ];
+  return rows.map((r) => JSON.stringify(r)).join("\n");
+}
+
+function replayRowList(agent: AgentId): { match?: string; reply: string }[] {
   const call = (name: string, args: object) =>
     `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
   const shell =
@@ -68,7 +108,7 @@ export function replayRows(agent: AgentId): string {
     { match: SECRET_WORD, reply: `<think>\nThe shell works; now the lookup.\n</think>\n\n${mcp}` },
     { reply: `<think>\nFirst the shell.\n</think>\n\n${shell}` },
   ];
-  return rows.map((r) => JSON.stringify(r)).join("\n");
+  return rows;
 }
 
 /**
@@ -168,6 +208,8 @@ export async function runAgentEpisode(
     replay?: string;
     /** TOML appended to the config (e.g. `[[toolsets]]` tables). */
     extraToml?: string;
+    /** The kv task with a user simulator (kvUserTaskset) instead of kvTaskset. */
+    userSim?: boolean;
   },
 ): Promise<AgentRun> {
   const dir = mkdtempSync(join(tmpdir(), "envroll-agent-test-"));
@@ -182,7 +224,7 @@ export async function runAgentEpisode(
       if (ids) generates.push(ids);
     },
   });
-  const taskset = kvTaskset;
+  const taskset = opts.userSim ? kvUserTaskset : kvTaskset;
   const toml = `taskset = { id = "${taskset.id}" }\nmodel = "Qwen/Qwen3-0.6B"\nmax_turns = 8\n[harness]\nid = "${harness}"\n${opts.acp ?? ""}\n[sampling]\n${opts.sampling ?? "max_tokens = 400"}\n${opts.extraToml ?? ""}`;
   const env = await loadEnvironment(await loadConfig(toml, {}, { taskset }), { taskset });
   const transport = new SglangTransport({ baseUrl: engine.url });

@@ -21,8 +21,11 @@ import {
   GENERIC,
   KV_VALUE,
   runAgentEpisode,
+  SECOND_KEY,
+  SECOND_VALUE,
   SECRET_WORD,
   SLOW_TOOLSET,
+  userSimReplay,
 } from "./agent-episode.ts";
 
 const skip = process.env["ENVROLL_SKIP_AGENTS"] === "1" ? "ENVROLL_SKIP_AGENTS=1" : false;
@@ -119,6 +122,38 @@ for (const agent of ["codex", "claude_code"] as AgentId[]) {
         assertSampledExact(run, "codex/code-mode");
       },
     );
+
+  test(
+    `${agent}: a user simulator's turns are prompts in the same ACP session (one branch, token-exact)`,
+    { skip },
+    async () => {
+      const run = await runAgentEpisode(agent, agent, {
+        mode: "train",
+        userSim: true,
+        replay: userSimReplay(agent),
+      });
+      const r = run.record;
+      assert.deepEqual(r.errors, [], JSON.stringify(r.errors));
+      assert.equal(r.stop_condition, "agent_completed");
+      assert.equal(r.num_turns, 5, "shell, lookup, answer; then lookup, answer");
+      assert.equal(r.reward, 1, r.last_reply);
+      // The second interaction turn extends the first's conversation: a new session (or a new
+      // agent) would start over, and the trace would fork.
+      assert.equal(r.branches.length, 1);
+      const users = r.nodes
+        .filter((n) => n.message.role === "user")
+        .map((n) => contentText(n.message.content));
+      const opening = users.findIndex((t) => t.includes("look up the key `color`"));
+      const second = users.findIndex((t) => t.includes(`look up the key \`${SECOND_KEY}\``));
+      assert.ok(opening >= 0 && second > opening, JSON.stringify(users).slice(0, 500));
+      assert.deepEqual(
+        ((r.info["tool_calls"] as { arguments: { key: string } }[]) ?? []).map((c) => c.arguments.key),
+        ["color", SECOND_KEY],
+      );
+      assert.ok(r.last_reply.includes(SECOND_VALUE));
+      assertSampledExact(run, `${agent}/user-sim`);
+    },
+  );
 
   test(`${agent}: a dead model endpoint is a typed error, not a finished episode`, { skip }, async () => {
     const run = await runAgentEpisode(agent, agent, { mode: "train", engineDown: true });

@@ -249,6 +249,7 @@ async function runHarness<D extends TaskData>(
     signal: abort.signal,
   });
   user ??= wiring.mcpUser();
+  const drives = spec.harness.drivesUserTurns === true;
   const session = new RolloutSession<D>({
     task: spec.task,
     handlers: spec.taskset,
@@ -259,7 +260,7 @@ async function runHarness<D extends TaskData>(
     limits: spec.limits,
     runtime,
     tools,
-    user,
+    user: drives ? null : user,
     signal: abort.signal,
     refuseHostedTools: spec.harnessConfig.hosted_tools === "refuse",
     toolCallFailures: spec.toolCallFailures,
@@ -288,6 +289,7 @@ async function runHarness<D extends TaskData>(
       interception: spec.interception,
       toolbox,
       endpoint: wiring.endpoint,
+      user: drives ? user : null,
     });
     if (limitMs === null) await run;
     else {

@@ -12,7 +12,7 @@ import type { ToolProvider } from "../mcp/provider.ts";
 import type { RolloutToolbox } from "../mcp/toolbox.ts";
 import type { Isolation } from "../runtimes/auto.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
-import type { HandlerContext, ToolDefinition } from "../task.ts";
+import type { HandlerContext, ToolDefinition, UserSimulator } from "../task.ts";
 import type { Message, TaskData } from "../types.ts";
 
 export interface HarnessContext<D extends TaskData = TaskData> {
@@ -33,6 +33,11 @@ export interface HarnessContext<D extends TaskData = TaskData> {
   toolbox: RolloutToolbox;
   /** Registers the rollout with the interception server (once) and says where programs reach it. */
   endpoint(): Promise<RolloutEndpoint>;
+  /**
+   * The task's user simulator, given only to a harness that `drivesUserTurns` (then the
+   * interception session simulates nothing in-band); null when the task has none.
+   */
+  user?: UserSimulator | null;
 }
 
 export interface Harness {
@@ -40,6 +45,12 @@ export interface Harness {
   /** Whether it offers the task's tools to the model (pairing is checked before running). */
   readonly supportsTools: boolean;
   readonly supportsUserSim: boolean;
+  /**
+   * The harness takes the user simulator's turns to its program itself, as interaction turns
+   * (an ACP agent: each reply is a new `session/prompt` in the same session), instead of the
+   * interception session answering the model's final message with the user's reply in-band.
+   */
+  readonly drivesUserTurns?: boolean;
   /**
    * What the default runtime (`harness.runtime.type = "auto"`) is for it: "sandbox" when the
    * model gets a shell the sandbox can contain, "unisolated" when an external program (which may

@@ -12,7 +12,9 @@ function acpHarness(id: string, plan: (config: AcpConfig) => Promise<AcpPlan>): 
   return {
     id,
     supportsTools: true,
-    supportsUserSim: false,
+    // The user simulator's replies are further prompts in the rollout's one ACP session.
+    supportsUserSim: true,
+    drivesUserTurns: true,
     // The agent runs in the rollout's runtime and must reach the interception server.
     isolation: () => "unisolated",
     async run(ctx) {

@@ -1,7 +1,8 @@
 /**
  * Running one rollout's ACP agent: install its packages (cached), start it in the rollout's
  * runtime with the interception endpoint in its environment, open one session with the
- * rollout's toolsets as HTTP MCP servers, send the task prompt, and judge the outcome by the
+ * rollout's toolsets as HTTP MCP servers, send the task prompt (then, with a user simulator, each
+ * of its replies as the next prompt in the same session), and judge each prompt's outcome by the
  * trace, not by the agent: an agent whose model calls all failed still ends its prompt with
  * `end_turn` (Codex retries, then answers with the error text), so a prompt that committed no
  * model turn is a HarnessError carrying the agent's stderr, and a failure kept on the session
@@ -12,9 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { AcpConfig } from "../../config/acp-schema.ts";
-import { HarnessError } from "../../errors.ts";
+import { boundary, HarnessError, UserError } from "../../errors.ts";
 import { mcpServersConfig, type RolloutEndpoint } from "../../mcp/endpoint.ts";
-import { contentText, type TaskData } from "../../types.ts";
+import type { UserSimulator } from "../../task.ts";
+import { contentText, type Message, type TaskData } from "../../types.ts";
 import type { HarnessContext } from "../harness.ts";
 import { programEnv } from "../program.ts";
 import { AcpAgent } from "./connection.ts";
@@ -132,24 +134,35 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
     // would ask a model for it, a side call that is no part of the episode.
     await agent.setTitle(setup.sessionTitle ?? `envroll ${trace.id}`);
     await awaitMcpListing(ctx, config, stop.signal);
-    const before = trace.numTurns;
-    const text = setup.systemInMeta ? user : promptText(system, user);
     const timeout = (config.prompt_timeout ?? DEFAULT_PROMPT_TIMEOUT_S) * 1000;
     // The session's own failure (or stop) is the rollout's outcome, whatever the agent made of
     // it: Claude Code turns a refused request into a JSON-RPC error, Codex into an answer.
     const settled = () => session.error !== null || trace.stopCondition !== null || ctx.signal.aborted;
-    let outcome: Awaited<ReturnType<AcpAgent["prompt"]>>;
-    try {
-      outcome = await agent.prompt(text, timeout, stop.signal);
-    } catch (e) {
+    const simulator = ctx.user ?? null;
+    // A task without a prompt is opened by its user simulator.
+    const opening = user === "" && simulator ? userTurnText(await simulate(simulator, "")) : user;
+    let text = setup.systemInMeta ? opening : promptText(system, opening);
+    // One interaction turn per prompt, all in the one session: the user simulator answers the
+    // agent's last message, and its reply is the next prompt, until it has nothing to say.
+    for (;;) {
+      const before = trace.numTurns;
+      let outcome: Awaited<ReturnType<AcpAgent["prompt"]>>;
+      try {
+        outcome = await agent.prompt(text, timeout, stop.signal);
+      } catch (e) {
+        if (settled()) return;
+        throw e;
+      }
       if (settled()) return;
-      throw e;
+      if (trace.numTurns === before)
+        throw new HarnessError(
+          `ACP agent completed without committing a model turn (stopReason ${outcome.stopReason}; reply: ${outcome.reply.slice(0, 500)})\n--- agent stderr ---\n${agent.stderrTail()}`,
+        );
+      if (!simulator) return;
+      const reply = await simulate(simulator, outcome.reply);
+      if (reply.length === 0 || settled()) return;
+      text = userTurnText(reply);
     }
-    if (settled()) return;
-    if (trace.numTurns === before)
-      throw new HarnessError(
-        `ACP agent completed without committing a model turn (stopReason ${outcome.stopReason}; reply: ${outcome.reply.slice(0, 500)})\n--- agent stderr ---\n${agent.stderrTail()}`,
-      );
   } finally {
     clearInterval(watch);
     await agent?.close();
@@ -174,4 +187,19 @@ async function awaitMcpListing<D extends TaskData>(
   if (servers.length === 0 || seconds === 0) return;
   const missing = await ctx.toolbox.whenServed(servers, seconds * 1000, signal);
   if (missing.length > 0) ctx.session.trace.info["mcp_unlisted"] = missing;
+}
+
+function simulate(user: UserSimulator, message: string): Promise<Message[]> {
+  return boundary(UserError, "user simulator", async () => user.respond(message));
+}
+
+/** An interaction turn is user messages only (V1): their texts, joined as V1's runner joins them. */
+function userTurnText(messages: readonly Message[]): string {
+  messages.forEach((m, i) => {
+    if (m.role !== "user")
+      throw new UserError(
+        `user simulator: message ${i} has role "${m.role}"; an ACP agent's interaction turn carries user messages only`,
+      );
+  });
+  return messages.map((m) => contentText(m.content)).join("\n\n");
 }
