@@ -13,6 +13,8 @@
 import * as jinja from "@huggingface/jinja";
 import { PyFloat } from "../../text/py-json.ts";
 import { MARKER_CHARS } from "./attribution.ts";
+import { holdsFloats, runtimeValue } from "./float-values.ts";
+import { PyFloatValue } from "./template/values.ts";
 
 type Value = { type: string; value?: unknown };
 
@@ -39,8 +41,11 @@ type EnvCtor = new () => {
 
 let arrayValue: (new (items: Value[]) => Value) | null = null;
 
-/** Installs the pass-through once; checks the library still has the method it patches. */
-function patchEnvironment(): NonNullable<typeof arrayValue> {
+/**
+ * Installs the pass-through once (and the conversion of integral floats, float-values.ts);
+ * checks the library still has the method it patches.
+ */
+export function patchEnvironment(): NonNullable<typeof arrayValue> {
   if (arrayValue) return arrayValue;
   const Env = jinja.Environment as unknown as EnvCtor & { prototype: Record<string, unknown> };
   const proto = Env.prototype as {
@@ -50,8 +55,12 @@ function patchEnvironment(): NonNullable<typeof arrayValue> {
   const set = proto.set;
   if (typeof set !== "function" || typeof proto.declareVariable !== "function")
     throw new Error("@huggingface/jinja: Environment.set/declareVariable changed; pin the tested version");
+  const plainConvert = (plain: unknown): Value => set.call(new Env(), "v", plain);
   proto.set = function (this: { declareVariable(n: string, v: Value): Value }, name, value) {
-    return value instanceof Prebuilt ? this.declareVariable(name, value.value) : set.call(this, name, value);
+    if (value instanceof Prebuilt) return this.declareVariable(name, value.value);
+    if (holdsFloats(value) || (Array.isArray(value) && value.some(holdsFloats)))
+      return this.declareVariable(name, runtimeValue(value, plainConvert));
+    return set.call(this, name, value);
   };
   arrayValue = (new Env().set("probe", []) as unknown as { constructor: never }).constructor;
   return arrayValue;
@@ -75,6 +84,7 @@ export function indexIn(values: readonly MessageValue[], v: unknown): number {
 /** True when `x` (a caller value) is what `v` was converted from (toPlain, then the library). */
 function same(x: unknown, v: Value): boolean {
   if (typeof x === "string") return v.type === "StringValue" && v.value === x;
+  if (x instanceof PyFloatValue) return v.type === "FloatValue" && Object.is(v.value, x.v);
   if (x instanceof PyFloat) x = x.value;
   else if (typeof x === "bigint") x = Number(x);
   switch (typeof x) {

@@ -1,22 +1,14 @@
 /**
- * The caller's values as the template engine takes them: plain JSON (a `PyFloat` is its number,
- * a bigint a number), and for families whose templates treat tool-call arguments as a dict
- * (Llama 3.x: `arguments | tojson`), those arguments parsed from the JSON text callers send.
+ * The caller's values as the template engine takes them: plain JSON (an integral `PyFloat` is a
+ * `PyFloatValue`, which prints as Python's float; a bigint a number), and for families whose
+ * templates treat tool-call arguments as a dict (Llama 3.x: `arguments | tojson`), those
+ * arguments parsed from the JSON text callers send, keeping its integral floats (`1.0`).
  */
-import { PyFloat } from "../../text/py-json.ts";
+import { parseJsonKeepingFloats } from "../../text/py-json.ts";
+import { holdsFloats, markHolding, plainValue } from "./float-values.ts";
 
-/** Plain JSON values for the template engine (PyFloat → number, bigint → number). */
-export function toPlain(x: unknown): unknown {
-  if (x instanceof PyFloat) return x.value;
-  if (typeof x === "bigint") return Number(x);
-  if (Array.isArray(x)) return x.map(toPlain);
-  if (x && typeof x === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) out[k] = toPlain(v);
-    return out;
-  }
-  return x;
-}
+/** Plain JSON values for the template engine (see float-values.ts). */
+export const toPlain = plainValue;
 
 /**
  * The template's messages: plain values, with envroll's flat tool calls (`{id, name, arguments}`)
@@ -26,10 +18,11 @@ export function toPlain(x: unknown): unknown {
  */
 export function toTemplateMessages(x: unknown, objectArguments: boolean): unknown {
   const out = toPlain(x);
-  for (const m of Array.isArray(out) ? out : [out]) {
+  const list = Array.isArray(out) ? out : [out];
+  for (const m of list) {
     const msg = m as { tool_calls?: unknown } | null;
     if (!msg || !Array.isArray(msg.tool_calls)) continue;
-    msg.tool_calls = msg.tool_calls.map((tc: unknown) => {
+    const calls = msg.tool_calls.map((tc: unknown) => {
       if (tc === null || typeof tc !== "object") return tc;
       let call = tc as Record<string, unknown>;
       if (!("function" in call) && "name" in call) {
@@ -39,13 +32,17 @@ export function toTemplateMessages(x: unknown, objectArguments: boolean): unknow
       const fn = call.function as Record<string, unknown> | undefined;
       if (objectArguments && fn && typeof fn === "object" && typeof fn.arguments === "string") {
         try {
-          fn.arguments = JSON.parse(fn.arguments);
+          fn.arguments = toPlain(parseJsonKeepingFloats(fn.arguments));
         } catch {
           // Not JSON: the template gets the text, as HF would.
         }
       }
+      // The containers made or filled here above arguments with floats hold them too.
+      if (fn && holdsFloats(fn.arguments)) for (const c of [fn, call, msg, out]) markHolding(c as object);
       return call;
     });
+    if (calls.some(holdsFloats)) markHolding(calls);
+    msg.tool_calls = calls;
   }
   return out;
 }

@@ -42,7 +42,7 @@ import { holdsMarker, MARKER_CHARS, type MarkedText, ownersFromMarks, renderMark
 import { type BridgeContext, jinjaBridge } from "./bridge.ts";
 import { TemplateEvaluator } from "./evaluator.ts";
 import { definedNames, readsVariable } from "./loop-shape.ts";
-import { indexIn, messagesVariable, messageValues } from "./message-values.ts";
+import { indexIn, messagesVariable, messageValues, patchEnvironment } from "./message-values.ts";
 import { toPlain, toTemplateMessages } from "./plain.ts";
 import { prefixDiffOwners } from "./prefix-owners.ts";
 import { patchJinjaPythonSemantics } from "./python-semantics.ts";
@@ -109,6 +109,8 @@ export class JinjaRenderer implements Renderer {
     const source = options.chatTemplate ?? tokenizer.chatTemplate;
     if (!source) throw new Error(`${this.name}: the tokenizer has no chat_template`);
     patchJinjaPythonSemantics();
+    // Integral floats in the input reach the library's interpreter as floats (float-values.ts).
+    patchEnvironment();
     this.template = new Template(source);
     this.defined = definedNames(this.template.parsed);
     // DeepSeek-V3's template renders calls and results but no declarations: tools are allowed.
