@@ -160,9 +160,10 @@ export class SandboxRuntime implements Runtime {
   interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
     const base = { LOGNAME: "sandbox", USER: "sandbox", SHELL: "/bin/sh", TERM: "dumb" };
+    if (this.unsandboxed) this.live.started = true;
     return {
       argv: this.command(argv, this.workdir),
-      env: { ...base, ...this.environment(env) },
+      env: { ...base, ...this.environment(env), ...(this.unsandboxed ? { [REAP_MARKER]: this.tag } : {}) },
       cwd: this.workdir,
     };
   }

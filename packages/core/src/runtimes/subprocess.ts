@@ -116,7 +116,10 @@ export class SubprocessRuntime implements Runtime {
 
   interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
-    return { argv, env: this.environment(env), cwd: this.workdir };
+    // Tagged like `run`'s programs: an ACP agent started this way, and whatever it detaches, is
+    // reaped before grading too (a colocated server started this way is closed before that).
+    this.live.started = true;
+    return { argv, env: { ...this.environment(env), [REAP_MARKER]: this.tag }, cwd: this.workdir };
   }
 
   async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
