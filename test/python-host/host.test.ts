@@ -56,6 +56,7 @@ test(
       ],
       ["python", "fake_env_v1", "9.9.9"],
     );
+    assert.deepEqual(env.taskset.hiddenFields, ["answer"], "the taskset's hidden_fields");
     assert.equal(env.tasks.length, 3);
     const [a, b] = await env.runGroup(0, 2, { client: new ReplayClient(["it is ans0"]) });
     assert.deepEqual(a!.errors, []);

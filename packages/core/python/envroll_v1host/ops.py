@@ -52,6 +52,19 @@ def _overrides(cls, base, name: str) -> bool:
     return getattr(cls, name) is not getattr(base, name)
 
 
+def _hidden_fields(cls, task_cls) -> list[str]:
+    """envroll's `hidden_fields` (not a V1 name): task row fields the agent's credential must not
+    read from `GET /task` (answers). Declared on the Taskset or the Task class."""
+    for owner in (cls, task_cls):
+        fields = getattr(owner, "hidden_fields", None)
+        if fields is None:
+            continue
+        if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+            raise ConfigProblem("taskset", f"{owner.__name__}.hidden_fields: expected a list of field names, got {fields!r}")
+        return list(fields)
+    return []
+
+
 async def describe(host, req: dict) -> dict:
     plugin.add_paths(req.get("path") or [])
     mod_name = plugin.resolve_module(req["taskset_id"])
@@ -79,6 +92,7 @@ async def describe(host, req: dict) -> dict:
         "toolsets": toolsets.describe(task_cls, cls),
         "setup": _overrides(task_cls, Task, "setup"),
         "finalize": _overrides(task_cls, Task, "finalize"),
+        "hidden_fields": _hidden_fields(cls, task_cls),
     }
 
 

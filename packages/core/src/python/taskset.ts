@@ -63,6 +63,8 @@ export interface PythonTasksetInfo {
   }[];
   setup: boolean;
   finalize: boolean;
+  /** `hidden_fields` on the Taskset or Task class: `Taskset.hiddenFields`. */
+  hidden_fields: string[];
 }
 
 /** The snapshot of a rollout Python rebuilds its `Trace` from (envroll_v1host/trace.py). */
@@ -294,6 +296,7 @@ export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonH
   if (info.finalize)
     taskset.finalize = (ctx) =>
       call("finalize", ctx, {}, "TaskError").then((r: any) => void Object.assign(ctx.trace.info, r.info));
+  if (info.hidden_fields.length > 0) taskset.hiddenFields = info.hidden_fields;
   if (info.toolsets.length > 0)
     taskset.toolsets = info.toolsets.map(
       (ts): LocalToolset => ({

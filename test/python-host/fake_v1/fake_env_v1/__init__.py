@@ -90,6 +90,9 @@ class FakeTask(vf.Task[FakeData, FakeState]):
 
 
 class FakeTaskset(vf.Taskset[FakeTask, FakeConfig]):
+    # envroll's, not V1's: the answer is not readable with the agent's credential.
+    hidden_fields = ["answer"]
+
     def load(self):
         prompts = ["say hi", "FAIL-SETUP", "say yo"]
         return [
