@@ -23,6 +23,7 @@ FAKE_SERVE = REPO / "test" / "service" / "fake-serve.ts"
 REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" / "index.ts"
 TOOL_MATH = REPO / "packages" / "core" / "src" / "tasksets" / "tool-math" / "index.ts"
 CODE_GOLF = REPO / "packages" / "core" / "src" / "tasksets" / "code-golf" / "index.ts"
+FLAKY = REPO / "test" / "service" / "flaky-taskset.ts"
 
 needs_node = pytest.mark.skipif(
     shutil.which("node") is None or not (REPO / "node_modules" / "tsx").is_dir(),
@@ -85,15 +86,16 @@ def engine():
 
 @pytest.fixture
 def real_service(engine, tmp_path, monkeypatch):
-    """Returns make(taskset, num_tasks, **miles_overrides) → (EnvrollRolloutFn, args) over the real
-    `envroll serve` (real environment, renderer, transport) and the built-in engine."""
+    """Returns make(taskset, num_tasks, env_toml, **miles_overrides) → (EnvrollRolloutFn, args) over
+    the real `envroll serve` (real environment, renderer, transport) and the built-in engine;
+    `env_toml`: top-level env.toml lines (before the [taskset] table)."""
     monkeypatch.chdir(REPO)
     monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'packages' / 'cli' / 'bin' / 'envroll.mjs'}")
     made = []
 
-    def make(taskset: Path = REVERSE_TEXT, num_tasks: int | None = None, **overrides):
+    def make(taskset: Path = REVERSE_TEXT, num_tasks: int | None = None, env_toml: str = "", **overrides):
         cfg = tmp_path / f"env{len(made)}.toml"
-        extra = f"num_tasks = {num_tasks}\n" if num_tasks else ""
+        extra = (f"num_tasks = {num_tasks}\n" if num_tasks else "") + env_toml
         cfg.write_text(f'model = "Qwen/Qwen3-0.6B"\n{extra}[taskset]\nid = "{taskset}"\n')
         host, port = engine.removeprefix("http://").split(":")
         values = dict(

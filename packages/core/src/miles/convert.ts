@@ -62,6 +62,16 @@ export function finalAttemptFailed(trace: TraceRecord): boolean {
   return attemptFailed({ errors: trace.errors, attempts: trace.attempts, completed: trace.is_completed });
 }
 
+/** `retries.group`'s re-runs of this member, when there were any (Miles logs their sums). */
+function retriesOf(trace: TraceRecord): { member_retries?: number; group_retries?: number } {
+  const info = trace.info.group_failure as GroupFailureInfo | undefined;
+  if (!info) return {};
+  return {
+    ...(info.member_retries > 0 ? { member_retries: info.member_retries } : {}),
+    ...(info.group_retries > 0 ? { group_retries: info.group_retries } : {}),
+  };
+}
+
 /** The group-failure outcome the episode gave a member (group-failure.ts), if it gave one. */
 export function groupOutcome(trace: TraceRecord): MemberOutcome | undefined {
   return (trace.info.group_failure as GroupFailureInfo | undefined)?.outcome;
@@ -150,6 +160,7 @@ function baseSample(trace: TraceRecord, opts: ConvertOptions): MilesSample {
         num_turns: trace.num_turns,
         weight_versions: [],
         ...(last ? { error: `${last.type}: ${last.message}`, error_type: last.type } : {}),
+        ...retriesOf(trace),
       },
     },
     generate_function_path: null,

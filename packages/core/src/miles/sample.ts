@@ -34,6 +34,10 @@ export interface EnvrollSampleMetadata {
   empty?: boolean;
   /** `excluded`: a failed member `retries.group = shrink` keeps in the group untrained. */
   group_failure?: "excluded";
+  /** `retries.group`: times this member was re-run alone (`retry`), when any. */
+  member_retries?: number;
+  /** `retries.group`: times its whole group was re-issued (`retry-group`), when any. */
+  group_retries?: number;
 }
 
 export interface MilesSample {

@@ -53,7 +53,20 @@ def sample_metrics(groups: list, reward_key: str | None, prefix: str = "envroll/
         f"{prefix}group_failure_excluded": float(
             sum(envroll_meta(s).get("group_failure") == "excluded" for s in per_trace)
         ),
+        # retries.group = retry / retry-group: re-runs of single members, and of whole groups
+        # (every member carries its group's count: counted once per group).
+        f"{prefix}group_failure_member_retries": float(
+            sum(envroll_meta(s).get("member_retries", 0) for s in per_trace)
+        ),
+        f"{prefix}group_failure_group_retries": float(
+            sum({_group_key(s): envroll_meta(s).get("group_retries", 0) for s in per_trace}.values())
+        ),
     }
+
+
+def _group_key(sample) -> object:
+    meta = envroll_meta(sample)
+    return (meta.get("task_index"), getattr(sample, "group_index", None))
 
 
 def with_upstream_names(metrics: dict, prefix: str = "envroll/") -> dict:
