@@ -10,6 +10,7 @@ import { bearerToken } from "../../http/index.ts";
 import { mergeSplitTurns } from "../split-turns.ts";
 import { type Dialect, type DialectRequest, type LiveAnswer, type SseEvent, unixSeconds } from "./dialect.ts";
 import { LiveTurn } from "./live-turn.ts";
+import { chatToolChoice, offeredTools } from "./tool-choice.ts";
 
 type Json = Record<string, any>;
 
@@ -159,7 +160,7 @@ export const chatDialect: Dialect = {
       throw new InterceptionError("stream_options: expected an object");
     return {
       messages: mergeSplitTurns(messagesFromWire(body["messages"])),
-      tools: toolsFromWire(body["tools"]),
+      tools: offeredTools(chatToolChoice(body["tool_choice"]), toolsFromWire(body["tools"]), "tool_choice"),
       sampling: samplingFromWire(body),
       stream: body["stream"] === true,
       model: typeof body["model"] === "string" ? body["model"] : null,

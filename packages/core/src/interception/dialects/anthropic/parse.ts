@@ -18,6 +18,7 @@ import {
   optionalNumber,
   string,
 } from "../fields.ts";
+import { anthropicToolChoice, offeredTools } from "../tool-choice.ts";
 import { ANTHROPIC_FIELDS } from "./request-fields.ts";
 
 type Part = Exclude<Content, string>[number];
@@ -52,7 +53,12 @@ export function parseAnthropicConversation(body: Json, options: ParseOptions = {
       messages.push({ role: "system", content: blocksContent(m["content"], `${path}.content`) });
     else fail(`${path}.role`, `expected user, assistant or system, got ${JSON.stringify(m["role"])}`);
   });
-  return { messages, ...parseTools(body["tools"], options.refuseHostedTools === true) };
+  const { tools, droppedTools } = parseTools(body["tools"], options.refuseHostedTools === true);
+  return {
+    messages,
+    tools: offeredTools(anthropicToolChoice(body["tool_choice"]), tools, "tool_choice"),
+    droppedTools,
+  };
 }
 
 export function parseAnthropicRequest(body: Json, options: ParseOptions = {}): DialectRequest {

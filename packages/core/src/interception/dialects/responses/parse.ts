@@ -12,6 +12,7 @@ import type { Sampling } from "../../../clients/client.ts";
 import type { AssistantMessage, Content, Message, ToolCall } from "../../../types.ts";
 import type { DialectRequest, ParseOptions } from "../dialect.ts";
 import { array, fail, isObject, type Json, object, optionalString, refuseIfSet, string } from "../fields.ts";
+import { offeredTools, responsesToolChoice } from "../tool-choice.ts";
 import { readReasoning } from "./reasoning.ts";
 import { checkResponsesFields } from "./request-fields.ts";
 import { CUSTOM_INPUT, namespacedName, parseResponsesTools, type ToolSource } from "./tools.ts";
@@ -31,9 +32,15 @@ export function parseResponsesRequest(body: Json, options: ParseOptions = {}): D
   if (typeof input === "string") messages.push({ role: "user", content: input });
   else if (input != null) messages.push(...itemsToMessages(array(input, "input"), toolSources));
   const tools = parseResponsesTools(toolSources, options.refuseHostedTools === true);
+  const offered = offeredTools(
+    responsesToolChoice(body["tool_choice"]),
+    tools.tools,
+    "tool_choice",
+    (t) => tools.wire.get(t.name)?.name ?? t.name,
+  );
   return {
     messages,
-    tools: tools.tools,
+    tools: offered,
     wireTools: tools.wire,
     droppedTools: tools.dropped,
     // As Verifiers: the program's temperature, top_p and token cap never reach the model (the

@@ -2,10 +2,10 @@
  * Every top-level Responses field, and what envroll does with it. A field not listed is a 400
  * naming it: a silent drop could change what the model saw without anyone knowing.
  *
- * Used: model, input, instructions, tools, stream, store (false is the only behaviour: nothing
+ * Used: model, input, instructions, tools, tool_choice (see ../tool-choice.ts), stream, store (false is the only behaviour: nothing
  * is kept), previous_response_id / conversation / background (refused: nothing is stored).
  * Ignored on purpose, because the environment's config owns sampling and the trace owns
- * bookkeeping: temperature, top_p, max_output_tokens (config sampling decides), tool_choice and
+ * bookkeeping: temperature, top_p, max_output_tokens (config sampling decides),
  * parallel_tool_calls (the model decides, as the chat template lets it), reasoning and include
  * (reasoning is what the model samples; encrypted reasoning is always sent back), text
  * (formats are not enforced on sampling), prompt_cache_key, client_metadata, metadata, user,
@@ -27,7 +27,7 @@ export const RESPONSES_FIELDS: Record<string, FieldPolicy> = {
   temperature: "ignored",
   top_p: "ignored",
   max_output_tokens: "ignored",
-  tool_choice: "ignored",
+  tool_choice: "used",
   parallel_tool_calls: "ignored",
   reasoning: "ignored",
   include: "ignored",
