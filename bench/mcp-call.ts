@@ -7,16 +7,17 @@
  *
  * Prints one JSON line per figure (µs per call, and their ratio).
  */
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client as ClientInterface } from "../packages/core/src/clients/client.ts";
 import { InterceptionServer } from "../packages/core/src/interception/server.ts";
-import { RolloutSession } from "../packages/core/src/interception/session.ts";
-import { noLimits } from "../packages/core/src/limits.ts";
 import { RolloutWiring } from "../packages/core/src/mcp/wiring.ts";
 import { SubprocessRuntime } from "../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../packages/core/src/task.ts";
 import { calculateTool } from "../packages/core/src/tasksets/tool-math/tools.ts";
-import { Trace } from "../packages/core/src/trace/trace.ts";
+import type { TaskData } from "../packages/core/src/types.ts";
+import { bareSession } from "../test/runtime/helpers/session.ts";
 
 const arg = process.argv.indexOf("--calls");
 const CALLS = arg > 0 ? Number(process.argv[arg + 1]) : 500;
@@ -33,28 +34,20 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return ((performance.now() - t0) * 1000) / CALLS;
 }
 
-const trace = new Trace(task);
 const runtime = new SubprocessRuntime();
 await runtime.start();
 const server = new InterceptionServer();
-const signal = new AbortController().signal;
-const session = new RolloutSession({
+const unused: ClientInterface = {
+  kind: "eval",
+  getResponse: () => Promise.reject(new Error("unused")),
+  abort: async () => {},
+  close: async () => {},
+};
+const { session, trace, signal } = bareSession<TaskData>(unused, {
   task,
   handlers: taskset,
-  trace,
-  client: {
-    kind: "eval",
-    getResponse: () => Promise.reject(new Error("unused")),
-    abort: async () => {},
-    close: async () => {},
-  },
-  model: "m",
-  sampling: {},
-  limits: noLimits,
   runtime,
   tools: [calculateTool],
-  user: null,
-  signal,
 });
 const wiring = new RolloutWiring({
   taskset,

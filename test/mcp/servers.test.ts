@@ -4,6 +4,7 @@
  * a stdio server declared by a taskset serves the built-in coding agent and an external Python
  * program alike, per rollout or once per worker; every call lands on the trace.
  */
+
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -13,15 +14,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { RolloutSession } from "../../packages/core/src/interception/session.ts";
-import { noLimits } from "../../packages/core/src/limits.ts";
 import { RolloutWiring } from "../../packages/core/src/mcp/wiring.ts";
 import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
-import { Trace } from "../../packages/core/src/trace/trace.ts";
 import { contentText } from "../../packages/core/src/types.ts";
 import { envFor } from "../runtime/helpers/env.ts";
 import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
+import { bareSession } from "../runtime/helpers/session.ts";
 
 const counter = [
   process.execPath,
@@ -69,23 +68,14 @@ const demo = defineTaskset({
 
 test("/mcp/<server>: secret-authenticated MCP, zod schemas, isError results; /state and /task", async () => {
   const task = { idx: 0, prompt: "Count to two." };
-  const trace = new Trace(task);
   const runtime = new SubprocessRuntime();
   await runtime.start();
   const server = new InterceptionServer();
-  const signal = new AbortController().signal;
-  const session = new RolloutSession({
+  const { session, trace, signal } = bareSession(new ScriptedClient(() => say("x")), {
     task,
     handlers: demo,
-    trace,
-    client: new ScriptedClient(() => say("x")),
-    model: "m",
-    sampling: {},
-    limits: noLimits,
     runtime,
     tools: demo.tools as never,
-    user: null,
-    signal,
   });
   const wiring = new RolloutWiring({
     taskset: demo,

@@ -4,17 +4,15 @@ import { fileURLToPath } from "node:url";
 import type { HarnessConfig } from "../../packages/core/src/config/schema.ts";
 import { commandHarness } from "../../packages/core/src/harnesses/command.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { RolloutSession } from "../../packages/core/src/interception/session.ts";
-import { noLimits } from "../../packages/core/src/limits.ts";
 import { RolloutToolbox } from "../../packages/core/src/mcp/toolbox.ts";
 import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
-import { Trace } from "../../packages/core/src/trace/trace.ts";
 import { contentText, type Message } from "../../packages/core/src/types.ts";
 import { calculator } from "../interception/harness-check.ts";
 import { envFor } from "./helpers/env.ts";
 import { bisectGame } from "./helpers/games.ts";
 import { callTool, ScriptedClient, say } from "./helpers/scripted-client.ts";
+import { bareSession } from "./helpers/session.ts";
 
 const agent = fileURLToPath(new URL("./agents/tool_agent.py", import.meta.url));
 const command = `harness.command = ["python3", ${JSON.stringify(agent)}]`;
@@ -105,24 +103,10 @@ test("a user-simulator game runs through the command harness too (the server inj
 test("a command killed by the runtime's own timeout stops as harness_timeout, not agent_completed", async () => {
   // Called directly, without the rollout's outer timer: the runtime's timeout alone must decide.
   const task = { idx: 0, prompt: "q" };
-  const trace = new Trace(task);
   const runtime = new SubprocessRuntime();
   await runtime.start();
   const server = new InterceptionServer();
-  const signal = new AbortController().signal;
-  const session = new RolloutSession({
-    task,
-    handlers: {},
-    trace,
-    client: new ScriptedClient(() => say("x")),
-    model: "m",
-    sampling: {},
-    limits: noLimits,
-    runtime,
-    tools: [],
-    user: null,
-    signal,
-  });
+  const { session, trace, signal } = bareSession(new ScriptedClient(() => say("x")), { task, runtime });
   try {
     await commandHarness.run({
       task,

@@ -9,14 +9,8 @@
  */
 import { ProviderConnectionError, ProviderError, ProviderTimeoutError } from "./transport/errors.ts";
 
-export {
-  OverlongPromptError,
-  ProviderConnectionError,
-  ProviderError,
-  ProviderHttpError,
-  ProviderTimeoutError,
-  RequestCancelledError,
-} from "./transport/errors.ts";
+// Every provider error is one of ours too (ResponseShapeError included: a malformed reply).
+export * from "./transport/errors.ts";
 
 /** Base of every error that ends a rollout as data (captured on its trace). */
 export class RolloutError extends Error {

@@ -25,6 +25,16 @@ export async function resolve(specifier, context, next) {
 /** A module path (relative, absolute, or a .ts/.js file name) rather than a registered id. */
 export const looksLikePath = (id: string) => id.startsWith(".") || isAbsolute(id) || /\.(m?[jt]s)$/.test(id);
 
+/** A plugin a module exports (a taskset, a judge): an object with a string `id` and the method `method`. */
+export function isPlugin<T>(v: unknown, method: string): v is T {
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as { id?: unknown }).id === "string" &&
+    typeof (v as Record<string, unknown>)[method] === "function"
+  );
+}
+
 let tsx: Promise<void> | undefined;
 let shared = false;
 

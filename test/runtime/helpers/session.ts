@@ -1,31 +1,44 @@
 /**
- * A bare interception session (no task handlers, tools or limits) around a client: the layer
- * harnesses call, for tests of what the session and trace make of the model's turns.
+ * A bare interception session (no task handlers, tools or limits unless given) around a client:
+ * the layer harnesses call, for tests of what the session and trace make of the model's turns,
+ * and for tests and benches that wire a rollout by hand (a runtime, a taskset's handlers and tools).
  */
 import type { Client, Sampling } from "../../../packages/core/src/clients/client.ts";
 import { RolloutSession } from "../../../packages/core/src/interception/session.ts";
 import { noLimits } from "../../../packages/core/src/limits.ts";
+import type { Runtime } from "../../../packages/core/src/runtimes/runtime.ts";
+import type { TaskHandlers, ToolDefinition } from "../../../packages/core/src/task.ts";
 import { Trace } from "../../../packages/core/src/trace/trace.ts";
 import type { TaskData } from "../../../packages/core/src/types.ts";
 
-export function bareSession(
+export interface BareSessionOptions<D extends TaskData> {
+  sampling?: Sampling;
+  task?: D;
+  handlers?: TaskHandlers<any>;
+  tools?: readonly ToolDefinition<any>[];
+  runtime?: Runtime | null;
+  signal?: AbortSignal;
+}
+
+export function bareSession<D extends TaskData = TaskData>(
   client: Client,
-  options: { sampling?: Sampling } = {},
-): { session: RolloutSession; trace: Trace } {
-  const task: TaskData = { idx: 0, prompt: "q" };
+  options: BareSessionOptions<D> = {},
+): { session: RolloutSession<D>; trace: Trace; task: D; signal: AbortSignal } {
+  const task = options.task ?? ({ idx: 0, prompt: "q" } as TaskData as D);
   const trace = new Trace(task);
-  const session = new RolloutSession({
+  const signal = options.signal ?? new AbortController().signal;
+  const session = new RolloutSession<D>({
     task,
-    handlers: {},
+    handlers: options.handlers ?? {},
     trace,
     client,
     model: "m",
     sampling: options.sampling ?? {},
     limits: noLimits,
-    runtime: null,
-    tools: [],
+    runtime: options.runtime ?? null,
+    tools: (options.tools ?? []) as ToolDefinition<any>[],
     user: null,
-    signal: new AbortController().signal,
+    signal,
   });
-  return { session, trace };
+  return { session, trace, task, signal };
 }

@@ -12,7 +12,7 @@ import { DEFAULT_BASE_URL } from "../config/schema.ts";
 import { ConfigError, errorMessage, JudgeError } from "../errors.ts";
 import type { TraceView } from "../task.ts";
 import type { TaskData } from "../types.ts";
-import { importUserModule, looksLikePath } from "../user-module.ts";
+import { importUserModule, isPlugin, looksLikePath } from "../user-module.ts";
 import { builtinJudge, builtinJudges } from "./builtins.ts";
 import { type CallScope, callJudge, JUDGE_RETRY, type JudgeCallRecord, type JudgeEndpoint } from "./call.ts";
 import { checkOwnKeys, judgePath, ownKeys } from "./config.ts";
@@ -50,14 +50,7 @@ export interface LoadedJudge {
   close(): Promise<void>;
 }
 
-function isDefinition(v: unknown): v is JudgeDefinition<any, any> {
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof (v as JudgeDefinition).id === "string" &&
-    typeof (v as JudgeDefinition).create === "function"
-  );
-}
+const isDefinition = (v: unknown): v is JudgeDefinition<any, any> => isPlugin<JudgeDefinition<any, any>>(v, "create");
 
 /** A module must export exactly one judge definition, so the choice is never a guess. */
 async function importDefinition(id: string, where: string): Promise<JudgeDefinition<any, any>> {

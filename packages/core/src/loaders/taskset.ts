@@ -18,16 +18,9 @@ import type { HostOptions } from "../python/host.ts";
 import { resolvePythonTaskset } from "../python/taskset.ts";
 import type { Taskset } from "../task.ts";
 import { builtinTasksets } from "../tasksets/index.ts";
-import { importUserModule, looksLikePath } from "../user-module.ts";
+import { importUserModule, isPlugin, looksLikePath } from "../user-module.ts";
 
-function isTaskset(v: unknown): v is Taskset<any, any> {
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof (v as Taskset).id === "string" &&
-    typeof (v as Taskset).load === "function"
-  );
-}
+const isTaskset = (v: unknown): v is Taskset<any, any> => isPlugin<Taskset<any, any>>(v, "load");
 
 /** Built-in names an id may mean: as given, or a hub id without org/version. */
 function candidates(id: string): string[] {
