@@ -50,7 +50,8 @@ export interface LoadedJudge {
   close(): Promise<void>;
 }
 
-const isDefinition = (v: unknown): v is JudgeDefinition<any, any> => isPlugin<JudgeDefinition<any, any>>(v, "create");
+const isDefinition = (v: unknown): v is JudgeDefinition<any, any> =>
+  isPlugin<JudgeDefinition<any, any>>(v, "create");
 
 /** A module must export exactly one judge definition, so the choice is never a guess. */
 async function importDefinition(id: string, where: string): Promise<JudgeDefinition<any, any>> {
