@@ -75,8 +75,8 @@ export const kvUserTaskset = defineTaskset({
 export type AgentId = "codex" | "claude_code";
 
 /** The model's three turns in Qwen3's tool-call syntax, keyed by what the prompt already holds. */
-export function replayRows(agent: AgentId): string {
-  return replayRowList(agent)
+export function replayRows(agent: AgentId, shell = `echo ${SECRET_WORD}`): string {
+  return replayRowList(agent, shell)
     .map((r) => JSON.stringify(r))
     .join("\n");
 }
@@ -95,13 +95,13 @@ export function userSimReplay(agent: AgentId): string {
   return rows.map((r) => JSON.stringify(r)).join("\n");
 }
 
-function replayRowList(agent: AgentId): { match?: string; reply: string }[] {
+function replayRowList(agent: AgentId, command = `echo ${SECRET_WORD}`): { match?: string; reply: string }[] {
   const call = (name: string, args: object) =>
     `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
   const shell =
     agent === "codex"
-      ? call("exec_command", { cmd: `echo ${SECRET_WORD}` })
-      : call("Bash", { command: `echo ${SECRET_WORD}`, description: "Print a word" });
+      ? call("exec_command", { cmd: command })
+      : call("Bash", { command, description: "Print a word" });
   const mcp = call("mcp__kv__lookup", { key: "color" });
   const rows = [
     { match: KV_VALUE, reply: `<think>\nI have the value.\n</think>\n\nThe value of color is ${KV_VALUE}.` },

@@ -11,6 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
 import { contentText } from "../../packages/core/src/types.ts";
 import { assertSampledExact } from "../interception/harness-check.ts";
 import {
@@ -20,6 +21,7 @@ import {
   codeModeReplay,
   GENERIC,
   KV_VALUE,
+  replayRows,
   runAgentEpisode,
   SECOND_KEY,
   SECOND_VALUE,
@@ -29,6 +31,11 @@ import {
 } from "./agent-episode.ts";
 
 const skip = process.env["ENVROLL_SKIP_AGENTS"] === "1" ? "ENVROLL_SKIP_AGENTS=1" : false;
+const probe = await probeSandbox({ bwrap: null, mode: "auto" });
+const noSandbox = probe.ok ? false : `no sandbox here: ${probe.reason}`;
+/** The runtime an agent needs: the network (to reach envroll), room for Node and the agent. */
+const SANDBOX =
+  'runtime = { type = "sandbox", network = true, memory_mb = 65536, processes = 512, cpu_s = 600, timeout_s = 600, tmp_size_mb = 512 }\n';
 
 function assertEpisode(run: AgentRun, label: string, linear = true): void {
   const r = run.record;
@@ -152,6 +159,28 @@ for (const agent of ["codex", "claude_code"] as AgentId[]) {
       );
       assert.ok(r.last_reply.includes(SECOND_VALUE));
       assertSampledExact(run, `${agent}/user-sim`);
+    },
+  );
+
+  test(
+    `${agent}: the episode on the sandbox runtime (bubblewrap, network shared, the install cache read-only)`,
+    { skip: skip || noSandbox },
+    async () => {
+      const run = await runAgentEpisode(agent, agent, {
+        mode: "train",
+        acp: SANDBOX,
+        // The shell's hostname says where the command ran: bubblewrap names its UTS namespace.
+        replay: replayRows(agent, `echo ${SECRET_WORD} $(hostname)`),
+      });
+      assertEpisode(run, `${agent}/sandbox`);
+      assertSampledExact(run, `${agent}/sandbox`);
+      const tools = run.record.nodes
+        .filter((n) => n.message.role === "tool")
+        .map((n) => contentText(n.message.content));
+      assert.ok(
+        tools.some((t) => t.includes(`${SECRET_WORD} sandbox`)),
+        JSON.stringify(tools).slice(0, 400),
+      );
     },
   );
 

@@ -54,7 +54,25 @@ export interface Runtime {
    * long-lived process the caller spawns and talks to over stdio (a colocated MCP server). No
    * wall clock applies; the runtime's other limits do.
    */
-  interactiveCommand?(argv: string[], env?: Record<string, string>): InteractiveCommand;
+  interactiveCommand?(
+    argv: string[],
+    env?: Record<string, string>,
+    options?: InteractiveOptions,
+  ): InteractiveCommand;
+  /**
+   * Whether a program of this runtime could open `hostPath` if it were shown inside (a sandbox
+   * drops to an unprivileged user, who cannot pass a 0700 folder such as /root). Absent: the
+   * runtime sees the host as it is.
+   */
+  readableInside?(hostPath: string): boolean;
+}
+
+export interface InteractiveOptions {
+  /**
+   * Host folders the program needs, shown read-only at the same path by a runtime that hides
+   * the host (an agent's installed packages). Each must be `readableInside`.
+   */
+  readOnly?: readonly string[];
 }
 
 export interface InteractiveCommand {

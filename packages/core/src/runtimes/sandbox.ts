@@ -13,15 +13,16 @@ import { SandboxError } from "../errors.ts";
 import { LivePrograms, newReapTag, REAP_MARKER, reapTagged } from "./reap.ts";
 import type {
   InteractiveCommand,
+  InteractiveOptions,
   ProgramResult,
   ReapReport,
   RunOptions,
   Runtime,
   RuntimeSpec,
 } from "./runtime.ts";
-import { bwrapCommand, unsandboxedCommand } from "./sandbox/command.ts";
+import { bwrapCommand, isRoot, unsandboxedCommand } from "./sandbox/command.ts";
 import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
-import { type ProgramFiles, showProgramFiles } from "./sandbox/program-files.ts";
+import { type ProgramFiles, reachable, showProgramFiles } from "./sandbox/program-files.ts";
 import { type SandboxSpec, SandboxSpecSchema } from "./sandbox/spec.ts";
 import { createWorkdir, lexicalPath, readInside, writeInside } from "./sandbox/workdir.ts";
 import { spawnProgram } from "./spawn.ts";
@@ -144,25 +145,39 @@ export class SandboxRuntime implements Runtime {
     return { ...env, ...extra };
   }
 
-  private command(argv: string[], cwd: string): string[] {
+  private command(argv: string[], cwd: string, readOnly: readonly string[] = []): string[] {
     const spec = this.spec;
     if (this.unsandboxed)
       return unsandboxedCommand({ prlimit: which("prlimit")!, setpriv: which("setpriv") ?? "" }, spec, argv);
     const { mode, tools, features } = this.probe!;
-    const binds = this.files?.binds ?? [];
+    const binds = [...(this.files?.binds ?? []), ...readOnly.map((p) => [p, p] as const)];
     return bwrapCommand({ mode, tools, features, spec, workdir: this.workdir, cwd, argv, binds });
+  }
+
+  readableInside(hostPath: string): boolean {
+    return this.unsandboxed || !isRoot() || reachable(hostPath, this.spec);
   }
 
   /**
    * bubblewrap passes its environment on, and the caller's spawn adds host variables of its own
    * (the MCP SDK adds HOME, LOGNAME, PATH, SHELL, TERM and USER), so each of those is set here.
    */
-  interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
+  interactiveCommand(
+    argv: string[],
+    env?: Record<string, string>,
+    options: InteractiveOptions = {},
+  ): InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
+    const readOnly = options.readOnly ?? [];
+    for (const p of readOnly)
+      if (!this.readableInside(p))
+        throw new SandboxError(
+          `${p} cannot be shown inside the sandbox: its user (uid ${this.spec.uid}) cannot reach it on the host`,
+        );
     const base = { LOGNAME: "sandbox", USER: "sandbox", SHELL: "/bin/sh", TERM: "dumb" };
     if (this.unsandboxed) this.live.started = true;
     return {
-      argv: this.command(argv, this.workdir),
+      argv: this.command(argv, this.workdir, readOnly),
       env: { ...base, ...this.environment(env), ...(this.unsandboxed ? { [REAP_MARKER]: this.tag } : {}) },
       cwd: this.workdir,
     };

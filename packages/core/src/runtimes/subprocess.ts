@@ -114,6 +114,7 @@ export class SubprocessRuntime implements Runtime {
     return { ...env, ...extra };
   }
 
+  /** The host is visible as it is: `readOnly` paths need no showing. */
   interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
     // Tagged like `run`'s programs: an ACP agent started this way, and whatever it detaches, is

@@ -6,9 +6,6 @@
  * refuses to skip permissions as root otherwise), strict MCP config (only the rollout's
  * servers), and the system prompt appended to Claude Code's own.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AcpConfig } from "../../config/acp-schema.ts";
 import type { AcpPlan } from "./run.ts";
 
@@ -18,8 +15,8 @@ export function claudeCodePlan(acp: AcpConfig): AcpPlan {
   const config: AcpConfig = { command: ["claude-agent-acp"], packages: CLAUDE_CODE_PACKAGES, ...acp };
   return {
     acp: config,
-    async setup(ctx, ep, system) {
-      const dir = await mkdtemp(join(tmpdir(), "envroll-claude-"));
+    async setup(ctx, ep, system, state) {
+      const dir = await state.make("claude");
       return {
         env: {
           ANTHROPIC_BASE_URL: ep.baseUrl.replace(/\/v1$/, ""),
@@ -40,7 +37,6 @@ export function claudeCodePlan(acp: AcpConfig): AcpPlan {
           },
           ...(system ? { systemPrompt: { append: system } } : {}),
         },
-        cleanup: () => rm(dir, { recursive: true, force: true }),
       };
     },
   };

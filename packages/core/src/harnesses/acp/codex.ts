@@ -7,9 +7,6 @@
  * Responses gateway through `DEFAULT_AUTH_REQUEST`, and full-access mode (no approvals, Codex's
  * own sandbox off: the rollout's runtime is the sandbox).
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AcpConfig } from "../../config/acp-schema.ts";
 import { mcpServersConfig } from "../../mcp/endpoint.ts";
 import type { AcpPlan } from "./run.ts";
@@ -34,9 +31,7 @@ export function codexPlan(acp: AcpConfig): AcpPlan {
   };
   return {
     acp: config,
-    async setup(ctx, ep) {
-      // Outside the workdir: Codex refuses to put its helper binaries under a temp folder there.
-      const home = await mkdtemp(join(tmpdir(), "envroll-codex-"));
+    async setup(ctx, ep, _system, state) {
       const servers = config.mcp === "config" ? mcpServersConfig(ctx.toolbox, ep).mcpServers : {};
       const toml = Object.entries(servers)
         .map(
@@ -48,7 +43,7 @@ export function codexPlan(acp: AcpConfig): AcpPlan {
               .join(", ")} }\n`,
         )
         .join("\n");
-      await writeFile(join(home, "config.toml"), toml);
+      const home = await state.make("codex", { "config.toml": toml });
       const namespaces = Object.keys(servers).map(codexNamespace);
       const layer = {
         model: ctx.session.model,
@@ -77,7 +72,6 @@ export function codexPlan(acp: AcpConfig): AcpPlan {
           INITIAL_AGENT_MODE: "agent-full-access",
           NO_BROWSER: "1",
         },
-        cleanup: () => rm(home, { recursive: true, force: true }),
       };
     },
   };

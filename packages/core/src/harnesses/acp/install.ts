@@ -7,9 +7,9 @@
  * says the folder is complete (an interrupted install is redone, not trusted).
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { HarnessError } from "../../errors.ts";
 import { spawnProgram } from "../../runtimes/spawn.ts";
 
@@ -111,5 +111,48 @@ async function acquire(lock: string): Promise<void> {
       continue;
     }
     await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * The installed folder `dir` where a sandbox's unprivileged user can open it: the cache under a
+ * 0700 home (root's) cannot be shown inside, so it is mirrored once per machine into
+ * `/var/tmp/envroll-agents/<key>` (or `$ENVROLL_AGENT_MIRROR`) as hard links (no copy of the
+ * ~400 MB per agent; a plain copy where links cannot cross filesystems), behind the same lock
+ * and `.ready` marker as an install.
+ */
+export async function readableMirror(dir: string, packages: readonly string[]): Promise<string> {
+  const root = process.env["ENVROLL_AGENT_MIRROR"] || "/var/tmp/envroll-agents";
+  const mirror = join(root, basename(dir));
+  if (await isReady(mirror, packages)) return mirror;
+  await mkdir(root, { recursive: true, mode: 0o755 });
+  await chmod(root, 0o755);
+  const lock = `${mirror}.lock`;
+  await acquire(lock);
+  try {
+    if (await isReady(mirror, packages)) return mirror;
+    await rm(mirror, { recursive: true, force: true });
+    const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
+    const opts = {
+      cwd: root,
+      env,
+      timeoutMs: INSTALL_TIMEOUT_MS,
+      outputLimitBytes: 1 << 16,
+      killOnOutputLimit: false,
+    };
+    let r = await spawnProgram(["cp", "-al", dir, mirror], opts);
+    if (r.exitCode !== 0) {
+      await rm(mirror, { recursive: true, force: true });
+      r = await spawnProgram(["cp", "-a", dir, mirror], opts);
+    }
+    if (r.exitCode !== 0)
+      throw new HarnessError(
+        `mirroring ${dir} into ${mirror} for the sandbox failed: ${r.stderr.slice(-1000)}`,
+      );
+    await chmod(mirror, 0o755);
+    await writeFile(join(mirror, ".ready"), `${JSON.stringify(packages)}\n`);
+    return mirror;
+  } finally {
+    await rm(lock, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,7 @@
  * model turn is a HarnessError carrying the agent's stderr, and a failure kept on the session
  * (a failing model endpoint) cancels the prompt at once and is what the rollout reports.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
@@ -20,7 +20,7 @@ import { contentText, type Message, type TaskData } from "../../types.ts";
 import type { HarnessContext } from "../harness.ts";
 import { programEnv } from "../program.ts";
 import { AcpAgent } from "./connection.ts";
-import { binPath, ensureInstalled } from "./install.ts";
+import { binPath, ensureInstalled, readableMirror } from "./install.ts";
 
 const DEFAULT_PROMPT_TIMEOUT_S = 1800;
 const DEFAULT_MCP_READY_TIMEOUT_S = 30;
@@ -35,13 +35,17 @@ export interface AgentSetup {
   systemInMeta?: boolean;
   /** Set as the session's title before the first prompt (see AcpAgent.setTitle). */
   sessionTitle?: string;
-  cleanup?(): Promise<void>;
 }
 
 export interface AcpPlan {
   /** The resolved `[harness.acp]` settings (preset defaults under the config's). */
   acp: AcpConfig;
-  setup?(ctx: HarnessContext<any>, ep: RolloutEndpoint, system: string | null): Promise<AgentSetup>;
+  setup?(
+    ctx: HarnessContext<any>,
+    ep: RolloutEndpoint,
+    system: string | null,
+    state: StateDirs,
+  ): Promise<AgentSetup>;
 }
 
 /** V1's framing for agents that take no system prompt: it leads the first prompt. */
@@ -76,26 +80,65 @@ export function expandEnv(
   return out;
 }
 
-async function resolveArgv(config: AcpConfig): Promise<string[]> {
+/** The agent's argv, and the installed folder it runs from (null: a command on the PATH). */
+async function resolveArgv(
+  config: AcpConfig,
+  runtime: HarnessContext["runtime"],
+): Promise<{ argv: string[]; dir: string | null }> {
   const argv = config.command;
   if (!argv) throw new HarnessError("harness.acp.command is not set");
-  if (!config.packages || config.packages.length === 0) return argv;
-  const dir = await ensureInstalled(config.packages);
+  if (!config.packages || config.packages.length === 0) return { argv, dir: null };
+  let dir = await ensureInstalled(config.packages);
+  // A sandbox shows the folder read-only at its path; it must be one its user can open.
+  if (runtime.readableInside && !runtime.readableInside(dir))
+    dir = await readableMirror(dir, config.packages);
   const { existsSync } = await import("node:fs");
   const bin = binPath(dir, argv[0]!);
-  return existsSync(bin) ? [bin, ...argv.slice(1)] : argv;
+  return { argv: existsSync(bin) ? [bin, ...argv.slice(1)] : argv, dir };
+}
+
+/**
+ * A per-rollout state folder holding `files`, where the agent can write it: in a runtime that
+ * hides the host (the sandbox), under the workdir (`.envroll-agent/<name>`, owned by the
+ * sandbox's user); otherwise a host temp folder, removed by `cleanup`.
+ */
+export interface StateDirs {
+  make(name: string, files?: Record<string, string>): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+function stateDirs(runtime: HarnessContext["runtime"]): StateDirs {
+  const made: string[] = [];
+  return {
+    async make(name, files = {}) {
+      if (runtime.readableInside) {
+        const rel = `.envroll-agent/${name}`;
+        const entries = Object.entries(files);
+        if (entries.length === 0) await runtime.writeFile(`${rel}/.keep`, "");
+        for (const [file, data] of entries) await runtime.writeFile(`${rel}/${file}`, data);
+        return join(runtime.workdir, rel);
+      }
+      const dir = await mkdtemp(join(tmpdir(), `envroll-${name}-`));
+      made.push(dir);
+      for (const [file, data] of Object.entries(files)) await writeFile(join(dir, file), data);
+      return dir;
+    },
+    async cleanup() {
+      await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })));
+    },
+  };
 }
 
 export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: AcpPlan): Promise<void> {
   const config = plan.acp;
-  const argv = await resolveArgv(config);
+  const { argv, dir } = await resolveArgv(config, ctx.runtime);
   const ep = await ctx.endpoint();
   const { system, user } = splitPrompt(ctx);
-  const setup: AgentSetup = plan.setup ? await plan.setup(ctx, ep, system) : { env: {} };
+  const state = stateDirs(ctx.runtime);
   const session = ctx.session;
   const trace = session.trace;
   let agent: AcpAgent | null = null;
-  let home: string | null = null;
+  let setup: AgentSetup | null = null;
   const stop = new AbortController();
   const watch = setInterval(() => {
     if (session.error !== null || trace.stopCondition !== null || ctx.signal.aborted) stop.abort();
@@ -103,12 +146,13 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
   try {
     if (!ctx.runtime.interactiveCommand)
       throw new HarnessError(`runtime "${ctx.runtime.kind}" cannot run a long-lived ACP agent`);
+    setup = plan.setup ? await plan.setup(ctx, ep, system, state) : { env: {} };
     // A state folder per rollout, for agents that keep state in a folder their variables name
     // (CODEX_HOME, CLAUDE_CONFIG_DIR): `${ENVROLL_AGENT_HOME}` in harness.env.
-    home = await mkdtemp(join(tmpdir(), "envroll-agent-"));
+    const home = await state.make("home");
     const rollout = { ...(await programEnv(ctx)), ENVROLL_AGENT_HOME: home };
     const env = { ...expandEnv(ctx.config.env, rollout), ...rollout, ...setup.env };
-    const cmd = ctx.runtime.interactiveCommand(argv, env);
+    const cmd = ctx.runtime.interactiveCommand(argv, env, { readOnly: dir ? [dir] : [] });
     agent = await AcpAgent.start({
       argv: cmd.argv,
       env: cmd.env,
@@ -166,8 +210,7 @@ export async function runAcp<D extends TaskData>(ctx: HarnessContext<D>, plan: A
   } finally {
     clearInterval(watch);
     await agent?.close();
-    await setup.cleanup?.();
-    if (home) await rm(home, { recursive: true, force: true });
+    await state.cleanup();
   }
 }
 

@@ -29,7 +29,7 @@ function permits(st: Stats, owner: Pick<SandboxSpec, "uid" | "gid">, bit: number
 }
 
 /** Whether the sandbox identity can open `file` on the host: every folder above it searchable, the file readable. */
-function reachable(file: string, owner: Pick<SandboxSpec, "uid" | "gid">): boolean {
+export function reachable(file: string, owner: Pick<SandboxSpec, "uid" | "gid">): boolean {
   try {
     if (!permits(statSync(file), owner, 4)) return false;
     for (let dir = dirname(file); ; dir = dirname(dir)) {
