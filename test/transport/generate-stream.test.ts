@@ -90,3 +90,20 @@ test("stream reader: split events, an error chunk, a stream cut short, a chunk t
   odd.push(chunk([1, 2], 2));
   assert.throws(() => odd.push(chunk([3], 5)), /1 logprobs after 2 read, completion_tokens 5/);
 });
+
+test("close() ends a streaming call in flight, as it ends a whole-body one", async () => {
+  const engine = await startEngine({ tokenLatencyMs: 20, policy: () => "slow words ".repeat(50) });
+  const t = new SglangTransport({ baseUrl: engine.url, contextLength: 4096 });
+  try {
+    let firstTokens!: () => void;
+    const started = new Promise<void>((resolve) => {
+      firstTokens = resolve;
+    });
+    const call = t.generate({ inputIds: PROMPT, sampling, sessionId: "s", onTokens: () => firstTokens() });
+    await started;
+    await t.close();
+    await assert.rejects(call, /transport is closed/);
+  } finally {
+    await engine.close();
+  }
+});

@@ -70,6 +70,8 @@ export class SglangTransport {
   private readonly keyed: boolean;
   private readonly maxPromptLength: number | undefined;
   private closed = false;
+  /** Cuts streaming attempts (node:http, outside the pool that close() destroys). */
+  private readonly closing = new AbortController();
   /** The server's context length, asked once when no limit is configured (null: unknown). */
   private learnedContext: number | null | undefined;
   private contextQuestion: Promise<number | null> | null = null;
@@ -205,8 +207,11 @@ export class SglangTransport {
             listener(ids, attemptRid);
           });
           const url = new URL(this.generatePath, this.origin);
+          const signal = req.signal
+            ? AbortSignal.any([req.signal, this.closing.signal])
+            : this.closing.signal;
           const out = await streamExchange(
-            { url, body: payload, headers: built.headers, timeoutMs, signal: req.signal },
+            { url, body: payload, headers: built.headers, timeoutMs, signal },
             reader,
           );
           if ("reply" in out) result = this.readReply(out.reply, rid);
@@ -365,6 +370,7 @@ export class SglangTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
     await Promise.all([this.pool.destroy().catch(() => {}), this.admin.close()]);
   }
 }
