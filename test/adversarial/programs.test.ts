@@ -186,10 +186,19 @@ test("processes that outlive the program are ended before grading", { skip }, as
   await expectNoGain(
     "outlive",
     ({ record }) =>
-      noted(record, /process\(es\) the agent left running were killed before grading \(found by marker\)/),
+      noted(
+        record,
+        /process\(es\) the agent left running were killed before grading \(found by inherited marker/,
+      ),
     {
       runtime: "subprocess",
     },
+  );
+  // Without the inherited marker: found by its working folder.
+  await expectNoGain(
+    "outlive-clean-env",
+    ({ record }) => noted(record, /process\(es\) the agent left running were killed before grading/),
+    { runtime: "subprocess" },
   );
   // Inside the sandbox the parent is the namespace's init, which ignores the signal.
   await expectNoGain("kill-parent", ({ told }) =>

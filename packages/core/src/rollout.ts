@@ -218,7 +218,7 @@ async function endAgent(trace: Trace, runtime: Runtime): Promise<void> {
   if (report.killed > 0)
     noteGuard(
       trace,
-      `${report.killed} process(es) the agent left running were killed before grading (found by ${report.how})`,
+      `${report.killed} process(es) the agent left running were killed before grading (found by ${report.how === "marker" ? "inherited marker or working folder" : report.how})`,
     );
 }
 

@@ -59,10 +59,14 @@ function search(dir, depth) {
 }
 
 /** A process that leaves this one's session and group and outlives it, rewriting the grader's files. */
-function daemon() {
+function daemon(cleanEnv = false) {
   const loop =
     "for i in $(seq 1 2000); do mkdir -p tests .grader; echo 'exit 0' > tests/check.sh; echo pass > .grader/result; sleep 0.005; done";
-  const child = spawn("setsid", ["sh", "-c", `(${loop}) &`], { detached: true, stdio: "ignore" });
+  // cleanEnv: under `env -i`, so nothing this program inherited marks the daemon.
+  const argv = cleanEnv
+    ? ["env", "-i", "PATH=/usr/bin:/bin", "sh", "-c", `(${loop}) &`]
+    : ["sh", "-c", `(${loop}) &`];
+  const child = spawn("setsid", argv, { detached: true, stdio: "ignore" });
   child.unref();
   // Until it has written once: what it does after this program exits is the point.
   const until = Date.now() + 5000;
@@ -163,6 +167,9 @@ const attacks = {
   },
   outlive() {
     daemon();
+  },
+  "outlive-clean-env"() {
+    daemon(true);
   },
   "kill-parent"() {
     // Take down whatever started this program, then keep acting from a detached daemon.

@@ -7,12 +7,12 @@
  * thread that follows a process through those is its environment, which children inherit: every
  * program a host runtime starts carries a per-runtime marker variable, and reaping kills every
  * process of ours whose `/proc/<pid>/environ` holds it — again, until none is left, because a
- * process may fork while the scan runs. A program that clears its own environment (`env -i`)
- * escapes this; the sandbox's PID namespace has no such hole, which is why shell-giving harnesses
- * default to it.
+ * process may fork while the scan runs. A process that cleared its environment (`env -i`) is still
+ * caught while its working folder is inside the rollout's; one that did both escapes. The
+ * sandbox's PID namespace has no such hole, which is why shell-giving harnesses default to it.
  */
 import { randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, readlink } from "node:fs/promises";
 import { killGroup } from "./spawn.ts";
 
 /** The variable name; its value is one runtime's tag. */
@@ -22,7 +22,7 @@ export function newReapTag(): string {
   return randomBytes(12).toString("hex");
 }
 
-async function tagged(needle: Buffer): Promise<number[]> {
+async function tagged(needle: Buffer, workdir: string | null): Promise<number[]> {
   let entries: string[];
   try {
     entries = await readdir("/proc");
@@ -37,7 +37,12 @@ async function tagged(needle: Buffer): Promise<number[]> {
       if (!Number.isInteger(pid) || pid === self) return;
       try {
         const env = await readFile(`/proc/${name}/environ`);
-        if (env.includes(needle)) found.push(pid);
+        if (env.includes(needle)) return void found.push(pid);
+        // A process that cleared its environment (`env -i`) but still works in the rollout's
+        // folder is the agent's too.
+        if (workdir === null) return;
+        const cwd = await readlink(`/proc/${name}/cwd`);
+        if (cwd === workdir || cwd.startsWith(`${workdir}/`)) found.push(pid);
       } catch {
         // Gone, or not ours (another uid's environ is unreadable, and not the agent's).
       }
@@ -47,16 +52,16 @@ async function tagged(needle: Buffer): Promise<number[]> {
 }
 
 /**
- * Kills every live process carrying `REAP_MARKER=tag` and waits until none is left (or
- * `timeoutMs` passed). Returns the distinct pids it killed.
+ * Kills every live process carrying `REAP_MARKER=tag`, or working inside `workdir`, and waits
+ * until none is left (or `timeoutMs` passed). Returns the distinct pids it killed.
  */
-export async function reapTagged(tag: string, timeoutMs = 2000): Promise<number[]> {
+export async function reapTagged(tag: string, workdir: string | null, timeoutMs = 2000): Promise<number[]> {
   // The tag is random, so finding the assignment anywhere in the NUL-separated list is enough.
   const needle = Buffer.from(`${REAP_MARKER}=${tag}\0`);
   const killed = new Set<number>();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const pids = await tagged(needle);
+    const pids = await tagged(needle, workdir);
     // A zombie still shows its environ until reaped by its parent; it can no longer act.
     const live = [];
     for (const pid of pids) if (await running(pid)) live.push(pid);

@@ -84,7 +84,10 @@ export interface InteractiveCommand {
 export interface ReapReport {
   /** Processes found still running and killed (where the runtime can count them). */
   killed: number;
-  /** How descendants were found: a PID namespace ends them all; a marker variable is best effort. */
+  /**
+   * How descendants were found: a PID namespace ends them all; "marker" (an inherited variable,
+   * or a working folder inside the rollout's) is best effort.
+   */
   how: "pid-namespace" | "marker";
 }
 

@@ -106,13 +106,13 @@ export class SandboxRuntime implements Runtime {
   async reap(): Promise<ReapReport> {
     await this.live.settle();
     if (!this.unsandboxed) return { killed: 0, how: "pid-namespace" };
-    const killed = this.live.started ? await reapTagged(this.tag) : [];
+    const killed = this.live.started ? await reapTagged(this.tag, this.dir) : [];
     return { killed: killed.length, how: "marker" };
   }
 
   async stop(): Promise<void> {
     this.live.killAll();
-    if (this.unsandboxed && this.live.started) await reapTagged(this.tag);
+    if (this.unsandboxed && this.live.started) await reapTagged(this.tag, this.dir);
     const dir = this.dir;
     this.dir = null;
     if (dir !== null) await rm(dir, { recursive: true, force: true });

@@ -72,13 +72,13 @@ export class SubprocessRuntime implements Runtime {
 
   async reap(): Promise<ReapReport> {
     await this.live.settle();
-    const killed = this.live.started ? await reapTagged(this.tag) : [];
+    const killed = this.live.started ? await reapTagged(this.tag, this.dir) : [];
     return { killed: killed.length, how: "marker" };
   }
 
   async stop(): Promise<void> {
     this.live.killAll();
-    if (this.live.started) await reapTagged(this.tag);
+    if (this.live.started) await reapTagged(this.tag, this.dir);
     this.started = false;
     const dir = this.dir;
     this.dir = null;
