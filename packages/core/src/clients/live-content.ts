@@ -33,15 +33,23 @@ export class LiveContent {
     private readonly tools: RenderTool[] | null,
     private readonly promptTokens: number,
     private readonly emit: (d: StreamDelta) => void,
+    private readonly parseEveryMs = PARSE_EVERY_MS,
   ) {}
 
   /** Every id sampled so far. */
   tokens(ids: readonly number[], id: string): void {
     if (this.frozen) return;
     const now = performance.now();
-    if (now - this.lastParse < PARSE_EVERY_MS) return;
+    if (now - this.lastParse < this.parseEveryMs) return;
     this.lastParse = now;
-    const parsed = this.renderer.parse([...ids], { tools: this.tools });
+    let parsed: ReturnType<Renderer["parse"]>;
+    try {
+      parsed = this.renderer.parse([...ids], { tools: this.tools });
+    } catch {
+      // A parser may refuse a prefix it would read whole (a harmony message cut mid-header):
+      // hold, and let the finished turn say what it is.
+      return;
+    }
     if (parsed.toolCalls.some((c) => c.status !== "ok")) return;
     const content = stableContent(parsed.content, this.tools !== null);
     if (content === null) return;
