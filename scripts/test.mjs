@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+/**
+ * The test suite, split by cost. `npm test` runs every node test file and every pytest test
+ * except the slow end-to-end ones listed in test/slow.txt; `npm run test:slow` runs exactly those.
+ * CI runs both, so together they are the whole suite, and nothing can fall between them: the fast
+ * set is "everything not listed", and a listed entry that no longer exists is an error here.
+ *
+ *   node scripts/test.mjs              the fast suite (npm test)
+ *   node scripts/test.mjs --slow       the slow suite (npm run test:slow)
+ *   node scripts/test.mjs --node|--py  only one side of the chosen suite
+ *
+ * The node files and pytest run at the same time: most node tests wait on subprocesses and
+ * sockets, and pytest mostly on torch in its engine subprocesses, so on 2 cores the overlap fills
+ * time each leaves idle. pytest's output is held and printed after the node runner's, so the two
+ * never interleave. ENVROLL_TEST_CONCURRENCY sets how many node test files run at once.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const MANIFEST = "test/slow.txt";
+const PY_ROOTS = ["python/envroll_engine/tests", "python/envroll_miles/tests", "test/fixtures"];
+
+const argv = process.argv.slice(2);
+for (const a of argv) {
+  if (!["--slow", "--node", "--py"].includes(a)) {
+    console.error(`test: unknown option ${a} (--slow, --node, --py)`);
+    process.exit(2);
+  }
+}
+const slow = argv.includes("--slow");
+const sides = argv.includes("--node") || argv.includes("--py") ? argv : ["--node", "--py"];
+
+/** test/slow.txt: one node test file or pytest node id a line; `#` starts a comment. */
+function readManifest() {
+  const entries = [];
+  readFileSync(join(ROOT, MANIFEST), "utf8")
+    .split("\n")
+    .forEach((raw, i) => {
+      const line = raw.replace(/#.*/, "").trim();
+      if (!line) return;
+      const file = line.split("::")[0];
+      if (!existsSync(join(ROOT, file))) {
+        console.error(`test: ${MANIFEST}:${i + 1}: ${file} does not exist (moved? update the list)`);
+        process.exit(2);
+      }
+      entries.push(line);
+    });
+  return entries;
+}
+
+function testFiles(dir, out = []) {
+  for (const e of readdirSync(join(ROOT, dir)).sort()) {
+    const p = `${dir}/${e}`;
+    if (statSync(join(ROOT, p)).isDirectory()) testFiles(p, out);
+    else if (p.endsWith(".test.ts")) out.push(p);
+  }
+  return out;
+}
+
+const manifest = readManifest();
+const slowNode = new Set(manifest.filter((e) => e.endsWith(".test.ts")));
+const slowPy = manifest.filter((e) => !e.endsWith(".test.ts"));
+const nodeFiles = testFiles("test").filter((f) => slowNode.has(f) === slow);
+
+function run(cmd, args, capture) {
+  return new Promise((res) => {
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit" });
+    let out = "";
+    if (capture) {
+      child.stdout.on("data", (d) => {
+        out += d;
+      });
+      child.stderr.on("data", (d) => {
+        out += d;
+      });
+    }
+    child.on("close", (code, signal) => res({ code: code ?? (signal ? 1 : 0), out }));
+  });
+}
+
+const jobs = [];
+const started = performance.now();
+if (sides.includes("--py") && (!slow || slowPy.length > 0)) {
+  const env = spawnSync(process.execPath, [join(ROOT, "scripts/py-env.mjs")], { stdio: "inherit" });
+  if (env.status !== 0) process.exit(env.status ?? 1);
+  const args = slow ? slowPy : [...PY_ROOTS, ...slowPy.flatMap((id) => ["--deselect", id])];
+  jobs.push({
+    name: "pytest",
+    promise: run(
+      join(ROOT, ".venv/bin/python"),
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", ROOT, ...args],
+      true,
+    ),
+  });
+}
+if (sides.includes("--node") && nodeFiles.length > 0) {
+  const build = spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  const concurrency = process.env.ENVROLL_TEST_CONCURRENCY ?? String(availableParallelism() + 2);
+  jobs.unshift({
+    name: "node",
+    promise: run(
+      process.execPath,
+      ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...nodeFiles],
+      false,
+    ),
+  });
+}
+
+let failed = false;
+for (const job of jobs) {
+  const { code, out } = await job.promise;
+  if (out) process.stdout.write(out);
+  const secs = ((performance.now() - started) / 1000).toFixed(0);
+  console.log(`test: ${job.name} ${code === 0 ? "passed" : `FAILED (exit ${code})`} (${secs} s since start)`);
+  failed ||= code !== 0;
+}
+process.exitCode = failed ? 1 : 0;
