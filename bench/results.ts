@@ -22,6 +22,8 @@ export interface ResultsInput {
   wallS: number;
   loadBefore: number[];
   pressureBefore: string;
+  /** Only some benchmarks ran (--only): like --quick, never written over bench/RESULTS.md. */
+  partial: boolean;
 }
 
 function gitCommit(): string {
@@ -65,9 +67,11 @@ function seriesTable(rows: Record<string, unknown>[]): string {
 }
 
 export async function writeResults(r: ResultsInput): Promise<string> {
+  // A quick or partial run would replace the full table with a few smoke figures; it goes to a
+  // temp file unless --out names one (a partial run's figures are pasted into the notes by hand).
+  const kind = r.options.quick ? "quick" : r.partial ? "partial" : null;
   const path =
-    r.out ??
-    (r.options.quick ? join(os.tmpdir(), "envroll-bench-RESULTS.quick.md") : join(ROOT, "bench/RESULTS.md"));
+    r.out ?? (kind ? join(os.tmpdir(), `envroll-bench-RESULTS.${kind}.md`) : join(ROOT, "bench/RESULTS.md"));
   const cpus = os.cpus();
   const load = (l: number[]) => l.map((x) => x.toFixed(1)).join(" / ");
   const lines: string[] = [

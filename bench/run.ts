@@ -1,7 +1,7 @@
 /**
  * `npm run bench` — the whole benchmark suite, one JSON object per figure on stdout, and the
- * results table in bench/RESULTS.md (full run) or a temp file (--quick, so a smoke run never
- * overwrites the recorded numbers).
+ * results table in bench/RESULTS.md (full run) or a temp file (--quick or --only, so a smoke or
+ * partial run never overwrites the recorded numbers).
  *
  *   npm run bench                 full run, 3 repetitions per figure (~10 minutes on 2 cores)
  *   npm run bench -- --quick      ~1–2 minute version (smaller counts, 1 repetition)
@@ -81,5 +81,6 @@ const path = await writeResults({
   wallS: (Date.now() - started) / 1000,
   loadBefore,
   pressureBefore,
+  partial: only.length > 0,
 });
 note(`wrote ${path} (${((Date.now() - started) / 1000).toFixed(0)} s total)`);
