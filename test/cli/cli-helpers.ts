@@ -7,6 +7,9 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BIN = join(ROOT, "packages", "cli", "bin", "envroll.mjs");
 
+/** The small eval most CLI tests run: reverse-text, 2 tasks × 2 rollouts. */
+export const EVAL_2X2: readonly string[] = ["eval", "reverse-text", "-n", "2", "-r", "2"];
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -14,7 +17,14 @@ export interface CliResult {
   stderr: string;
 }
 
-export function startCli(args: string[], cwd = ROOT): { child: ChildProcess; done: Promise<CliResult> } {
+export interface StartedCli {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+  /** What the child wrote so far. */
+  output(): { stdout: string; stderr: string };
+}
+
+export function startCli(args: string[], cwd = ROOT): StartedCli {
   const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -27,7 +37,18 @@ export function startCli(args: string[], cwd = ROOT): { child: ChildProcess; don
   const done = new Promise<CliResult>((resolve) => {
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, done };
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+/** The URL a started `envroll serve` prints once it listens; rejects if it exits first. */
+export function servedUrl(cli: StartedCli): Promise<string> {
+  return new Promise((resolve, reject) => {
+    cli.child.stdout!.on("data", () => {
+      const m = /listening on (http:\/\/\S+)/.exec(cli.output().stdout);
+      if (m) resolve(m[1]!);
+    });
+    void cli.done.then((r) => reject(new Error(`envroll serve exited ${r.code}: ${r.stderr}`)));
+  });
 }
 
 export function runCli(args: string[], cwd = ROOT): Promise<CliResult> {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
-import { onlyRunDir, runCli } from "./cli-helpers.ts";
+import { EVAL_2X2, onlyRunDir, runCli } from "./cli-helpers.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "envroll-exit-"));
 
@@ -55,20 +55,7 @@ test("--engine without --model takes the served model; every rollout errored →
   const engine = await startEngine({ modelName: "Qwen/Qwen3-8B", faults: { rate: 1, kinds: ["5xx"] } });
   try {
     const out = tmp();
-    const r = await runCli([
-      "eval",
-      "reverse-text",
-      "-n",
-      "2",
-      "-r",
-      "2",
-      "--engine",
-      engine.url,
-      "-o",
-      out,
-      "--client.max_retries",
-      "0",
-    ]);
+    const r = await runCli([...EVAL_2X2, "--engine", engine.url, "-o", out, "--client.max_retries", "0"]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, new RegExp(`model: Qwen/Qwen3-8B \\(from GET ${engine.url}/get_model_info\\)`));
     assert.match(r.stderr, /eval failed: all 4 rollouts errored/);
@@ -199,12 +186,7 @@ if (!res.ok) { console.error(res.status, await res.text()); process.exit(1); }
   );
   const out = join(dir, "out");
   const r = await runCli([
-    "eval",
-    "reverse-text",
-    "-n",
-    "2",
-    "-r",
-    "2",
+    ...EVAL_2X2,
     "-o",
     out,
     "--harness.id",

@@ -4,22 +4,11 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { test } from "node:test";
-import { onlyRunDir, runCli } from "./cli-helpers.ts";
+import { EVAL_2X2, onlyRunDir, runCli } from "./cli-helpers.ts";
 
 test("--pass-threshold is saved with the run; --resume DIR/ keeps it and the run id in summary and report", async () => {
   const out = mkdtempSync(join(tmpdir(), "envroll-outputs-"));
-  const first = await runCli([
-    "eval",
-    "reverse-text",
-    "-n",
-    "2",
-    "-r",
-    "2",
-    "-o",
-    out,
-    "--pass-threshold",
-    "0.999",
-  ]);
+  const first = await runCli([...EVAL_2X2, "-o", out, "--pass-threshold", "0.999"]);
   assert.equal(first.code, 0, first.stderr);
   const dir = onlyRunDir(out);
   const runId = basename(dir);

@@ -14,14 +14,23 @@ import { bareSession } from "../runtime/helpers/session.ts";
 
 const LONG_REPLY = "word ".repeat(300).trim();
 
-test("without any max-tokens setting a turn is not cut at SGLang's 128-token default", async () => {
+/** A Qwen3 TrainClient on an engine with a 4096-token context that always answers LONG_REPLY. */
+async function withLongReplies(fn: (s: ReturnType<typeof bareSession>) => Promise<void>): Promise<void> {
   const engine = await startEngine({ policy: () => LONG_REPLY, contextLength: 4096 });
   const client = new TrainClient({
     renderer: createRenderer("qwen3"),
     transport: new SglangTransport({ baseUrl: engine.url }),
   });
   try {
-    const { session, trace } = bareSession(client);
+    await fn(bareSession(client));
+  } finally {
+    await client.close();
+    await engine.close();
+  }
+}
+
+test("without any max-tokens setting a turn is not cut at SGLang's 128-token default", async () => {
+  await withLongReplies(async ({ session, trace }) => {
     const r = await session.complete([{ role: "user", content: "talk" }], [], {});
     assert.equal(r.kind, "completion");
     const response = r.kind === "completion" ? r.response : null;
@@ -30,26 +39,14 @@ test("without any max-tokens setting a turn is not cut at SGLang's 128-token def
     const node = trace.toRecord().nodes.find((n) => n.sampled);
     const prompt = response.tokens!.promptIds.length;
     assert.deepEqual(node?.token_budget, { max_new_tokens: 4096 - prompt, capped_by: "context_length" });
-  } finally {
-    await client.close();
-    await engine.close();
-  }
+  });
 });
 
 test("a program's max_tokens is kept and recorded as the cap", async () => {
-  const engine = await startEngine({ policy: () => LONG_REPLY, contextLength: 4096 });
-  const client = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url }),
-  });
-  try {
-    const { session, trace } = bareSession(client);
+  await withLongReplies(async ({ session, trace }) => {
     const r = await session.complete([{ role: "user", content: "talk" }], [], { max_tokens: 50 });
     assert.equal(r.kind === "completion" && r.response.finishReason, "length");
     const node = trace.toRecord().nodes.find((n) => n.sampled);
     assert.deepEqual(node?.token_budget, { max_new_tokens: 50, capped_by: "requested" });
-  } finally {
-    await client.close();
-    await engine.close();
-  }
+  });
 });

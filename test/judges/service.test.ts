@@ -5,7 +5,6 @@
  * policy. Each group's samples carry the judge's reward.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,27 +12,13 @@ import { test } from "node:test";
 import { groupSamples } from "../../packages/core/src/miles/sample.ts";
 import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
-import { BIN, ROOT } from "../cli/cli-helpers.ts";
+import { servedUrl, startCli } from "../cli/cli-helpers.ts";
 import { post } from "../service/http.ts";
 
 async function serve(config: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, "serve", config, "--port", "0"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`envroll serve exited ${code}: ${stderr}`)));
-  });
+  const cli = startCli(["serve", config, "--port", "0"]);
+  const child = cli.child;
+  const url = await servedUrl(cli);
   return {
     url,
     stop: () =>

@@ -4,7 +4,6 @@
  * finished (whole NDJSON / traces.jsonl lines, a saved task cursor), and exit 143 with a message.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
-import { BIN, lineCount, onlyRunDir, ROOT, startCli, waitFor } from "../cli/cli-helpers.ts";
+import { lineCount, onlyRunDir, servedUrl, startCli, waitFor } from "../cli/cli-helpers.ts";
 
 /** Reads NDJSON lines of a streaming POST as they arrive. */
 async function* ndjsonStream(url: string, body: unknown): AsyncGenerator<any> {
@@ -53,24 +52,10 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
     const config = join(dir, "env.toml");
     writeFileSync(config, 'model = "Qwen/Qwen3-0.6B"\nnum_tasks = 20\n[taskset]\nid = "reverse-text"\n');
     const state = join(dir, "state");
-    const child = spawn(process.execPath, [BIN, "serve", config, "--state-dir", state], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (d) => {
-        out += d;
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.on("close", () => reject(new Error(`serve exited early: ${stderr}`)));
-    });
+    const cli = startCli(["serve", config, "--state-dir", state]);
+    const child = cli.child;
+    const exited = cli.done.then((r) => r.code);
+    const url = await servedUrl(cli);
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/, "serve binds loopback by default");
     const lines: any[] = [];
     for await (const line of ndjsonStream(`${url}/rollout`, {
@@ -84,7 +69,8 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
       lines.push(line);
       if (lines.length === 1) child.kill("SIGTERM");
     }
-    assert.equal(await exited, 143, stderr);
+    assert.equal(await exited, 143, cli.output().stderr);
+    const { stderr } = cli.output();
     assert.match(stderr, /SIGTERM: shutting down/);
     assert.match(stderr, /stopped by SIGTERM/);
     const groups = lines.filter((l) => l.type === "group");
