@@ -29,6 +29,7 @@ import {
   SLOW_TOOLSET,
   userSimReplay,
 } from "./agent-episode.ts";
+import { runAgentServed } from "./agent-served.ts";
 
 const skip = process.env["ENVROLL_SKIP_AGENTS"] === "1" ? "ENVROLL_SKIP_AGENTS=1" : false;
 const probe = await probeSandbox({ bwrap: null, mode: "auto" });
@@ -180,6 +181,42 @@ for (const agent of ["codex", "claude_code"] as AgentId[]) {
       assert.ok(
         tools.some((t) => t.includes(`${SECRET_WORD} sandbox`)),
         JSON.stringify(tools).slice(0, 400),
+      );
+    },
+  );
+
+  test(
+    `${agent}: the episode through the training service (envroll serve's /rollout → one Miles sample, token-exact)`,
+    { skip },
+    async () => {
+      const { lines, samples, generates, turns } = await runAgentServed(agent, agent);
+      const groups = lines.filter((l) => l["type"] === "group");
+      assert.equal(groups.length, 1, JSON.stringify(lines).slice(0, 1000));
+      assert.equal(groups[0]!["drop_reason"], null, JSON.stringify(groups[0]).slice(0, 1000));
+      // One rollout, one branch: one sample (a forked trace would be several, or a dropped group).
+      assert.equal(samples.length, 1);
+      const sample = samples[0]!;
+      assert.equal(sample.reward, 1);
+      assert.equal(turns.length, 3, "shell, MCP tool, answer");
+      assert.equal(generates.length, 3);
+      for (const [i, ids] of generates.entries())
+        assert.deepEqual(
+          sample.tokens.slice(0, ids.length),
+          ids,
+          `/generate ${i} is not a prefix of the sample`,
+        );
+      const start = sample.tokens.length - sample.response_length;
+      const masked = sample.loss_mask.flatMap((m, i) => (m ? [sample.tokens[start + i]!] : []));
+      const maskedLogprobs = sample.loss_mask.flatMap((m, i) => (m ? [sample.rollout_log_probs[i]!] : []));
+      assert.deepEqual(
+        masked,
+        turns.flatMap((t) => t.completionIds),
+        "sampled ids = the loss-masked tokens",
+      );
+      assert.deepEqual(
+        maskedLogprobs,
+        turns.flatMap((t) => t.logprobs),
+        "sampled logprobs = the sample's",
       );
     },
   );
