@@ -81,6 +81,20 @@ test("stream reader: split events, an error chunk, a stream cut short, a chunk t
   assert.deepEqual(r.finish().ids, [1, 2, 3]);
   assert.deepEqual(got, [1, 2, 3]);
 
+  // A burst of cumulative chunks is read by its newest; a burst of deltas by each of them.
+  const bursts: number[] = [];
+  const cumulative = new GenerateStreamReader((ids) => bursts.push(ids.length));
+  cumulative.push(
+    chunk([1], 1) + chunk([1, 2], 2) + chunk([1, 2, 3], 3, { type: "stop", matched: 3 }) + "data: [DONE]\n\n",
+  );
+  assert.deepEqual(cumulative.finish().ids, [1, 2, 3]);
+  assert.deepEqual(bursts, [3]);
+  const deltas = new GenerateStreamReader(() => {});
+  deltas.push(
+    chunk([1], 1) + chunk([2], 2) + chunk([3], 3, { type: "stop", matched: 3 }) + "data: [DONE]\n\n",
+  );
+  assert.deepEqual(deltas.finish().ids, [1, 2, 3]);
+
   const failed = new GenerateStreamReader(() => {});
   assert.throws(() => failed.push('data: {"error":{"message":"bad sampling"}}\n\n'), /bad sampling/);
   const short = new GenerateStreamReader(() => {});

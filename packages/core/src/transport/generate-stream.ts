@@ -46,18 +46,34 @@ export class GenerateStreamReader {
   /** Feeds decoded body text; events may split anywhere. */
   push(text: string): void {
     this.pending += text;
+    const datas: string[] = [];
     for (;;) {
       const end = this.pending.indexOf("\n\n");
-      if (end < 0) return;
-      const event = this.pending.slice(0, end);
+      if (end < 0) break;
+      const data = dataOf(this.pending.slice(0, end));
       this.pending = this.pending.slice(end + 2);
-      this.event(event);
+      if (data !== null) datas.push(data);
+    }
+    // A cumulative chunk repeats every chunk before it: of a burst that arrived together, only
+    // the newest is read (a turn streamed token by token would otherwise cost the square of
+    // its length in parsing).
+    let first = 0;
+    let newest: { at: number; chunk: Record<string, unknown> } | null = null;
+    for (let k = datas.length - 1; k >= 0; k--) {
+      if (datas[k] === "[DONE]") continue;
+      newest = { at: k, chunk: chunkOf(datas[k]!) };
+      if (isCumulative(newest.chunk)) first = k;
+      break;
+    }
+    for (let k = first; k < datas.length; k++) {
+      if (datas[k] === "[DONE]") this.done = true;
+      else this.absorb(newest?.at === k ? newest.chunk : chunkOf(datas[k]!));
     }
   }
 
   /** The finished turn; throws when the stream ended before a finish reason and `[DONE]`. */
   finish(): StreamedReply {
-    if (this.pending.trim() !== "") this.event(this.pending);
+    if (this.pending.trim() !== "") this.push("\n\n");
     this.pending = "";
     const meta = this.last?.["meta_info"] as Record<string, unknown> | undefined;
     if (!this.last || meta?.["finish_reason"] == null)
@@ -70,32 +86,6 @@ export class GenerateStreamReader {
       meta_info: { ...meta, output_token_logprobs: [] },
     };
     return { body, ids: this.ids, logprobs: this.logprobs };
-  }
-
-  private event(raw: string): void {
-    let data: string | null = null;
-    for (const line of raw.split("\n")) {
-      // Comments (`:`) and other fields are not SGLang's, but SSE says to skip them.
-      if (line.startsWith("data:")) data = (data === null ? "" : `${data}\n`) + line.slice(5).trimStart();
-    }
-    if (data === null) return;
-    if (data === "[DONE]") {
-      this.done = true;
-      return;
-    }
-    let chunk: Record<string, unknown>;
-    try {
-      chunk = JSON.parse(data);
-    } catch (cause) {
-      throw new ResponseShapeError(`/generate stream: a chunk is not JSON: ${data.slice(0, 200)}`, { cause });
-    }
-    const error = chunk["error"] as { message?: unknown } | undefined;
-    if (error && typeof error === "object")
-      throw new ProviderError(`/generate stream failed: ${String(error.message ?? JSON.stringify(error))}`, {
-        statusCode: 400,
-        body: data.slice(0, 2000),
-      });
-    this.absorb(chunk);
   }
 
   private absorb(chunk: Record<string, unknown>): void {
@@ -127,6 +117,39 @@ export class GenerateStreamReader {
     this.last = chunk;
     if (this.ids.length > had) this.onTokens(this.ids);
   }
+}
+
+/** An event's data (null: no data field, e.g. a comment). */
+function dataOf(raw: string): string | null {
+  let data: string | null = null;
+  for (const line of raw.split("\n")) {
+    // Comments (`:`) and other fields are not SGLang's, but SSE says to skip them.
+    if (line.startsWith("data:")) data = (data === null ? "" : `${data}\n`) + line.slice(5).trimStart();
+  }
+  return data;
+}
+
+/** A chunk's JSON; an `{"error"}` chunk (SGLang's mid-stream failure) is thrown. */
+function chunkOf(data: string): Record<string, unknown> {
+  let chunk: Record<string, unknown>;
+  try {
+    chunk = JSON.parse(data);
+  } catch (cause) {
+    throw new ResponseShapeError(`/generate stream: a chunk is not JSON: ${data.slice(0, 200)}`, { cause });
+  }
+  const error = chunk["error"] as { message?: unknown } | undefined;
+  if (error && typeof error === "object")
+    throw new ProviderError(`/generate stream failed: ${String(error.message ?? JSON.stringify(error))}`, {
+      statusCode: 400,
+      body: data.slice(0, 2000),
+    });
+  return chunk;
+}
+
+function isCumulative(chunk: Record<string, unknown>): boolean {
+  const meta = chunk["meta_info"] as Record<string, unknown> | undefined;
+  const tuples = meta?.["output_token_logprobs"];
+  return Array.isArray(tuples) && tuples.length === meta?.["completion_tokens"];
 }
 
 export interface StreamRequest {
