@@ -58,6 +58,7 @@ export async function resolveAutoRuntime(
   harnessId: string,
   isolation: Isolation,
   extra: { ro_bind?: string[] } = {},
+  probe: () => Promise<{ ok: true } | { ok: false; reason: string }> = hostProbe,
 ): Promise<AutoRuntime> {
   if (isolation === "none") return { spec: { type: "subprocess" }, unisolated: null };
   const hostWide =
@@ -67,10 +68,8 @@ export async function resolveAutoRuntime(
       spec: { type: "subprocess" },
       unisolated: `harness "${harnessId}" runs its agent program, and any tool it gives the model, UNISOLATED on this host, where it can read ${hostWide}; set harness.runtime = { type = "sandbox", network = true } to contain it, or type = "subprocess" to accept this`,
     };
-  // Loaded here, not at the top: a run whose harness has no shell never loads the sandbox.
-  const { probeSandbox } = await import("./sandbox/probe.ts");
-  const probe = await probeSandbox({ bwrap: null, mode: "auto" });
-  if (probe.ok)
+  const probed = await probe();
+  if (probed.ok)
     return {
       spec: { ...(isolation === "program" ? AUTO_PROGRAM_SANDBOX : AUTO_SANDBOX), ...extra },
       unisolated: null,
@@ -78,8 +77,15 @@ export async function resolveAutoRuntime(
   const gives = isolation === "program" ? "runs an agent program" : "gives the model a shell";
   return {
     spec: { type: "subprocess" },
-    unisolated: `harness "${harnessId}" ${gives}, and the sandbox cannot run here (${probe.reason}): the model's tools run UNISOLATED on this host and can read ${hostWide}, and processes they detach are ended before grading only as far as their environment can be followed; install bubblewrap, or set harness.runtime.type = "subprocess" to accept this`,
+    unisolated: `harness "${harnessId}" ${gives}, and the sandbox cannot run here (${probed.reason}): the model's tools run UNISOLATED on this host and can read ${hostWide}, and processes they detach are ended before grading only as far as their environment can be followed; install bubblewrap, or set harness.runtime.type = "subprocess" to accept this`,
   };
+}
+
+/** Whether bubblewrap can sandbox on this host (probed once per process). */
+async function hostProbe(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  // Loaded here, not at the top: a run whose harness has no shell never loads the sandbox.
+  const { probeSandbox } = await import("./sandbox/probe.ts");
+  return probeSandbox({ bwrap: null, mode: "auto" });
 }
 
 const warned = new Set<string>();
