@@ -11,7 +11,6 @@
  * without reimplementing them; and V1's state channel and the rollout's toolsets over MCP
  * (`GET/PUT /state`, `GET /task`, `/mcp/<server>`; see mcp/routes.ts, mounted by mcp/mount.ts).
  */
-import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorMessage, relayStatus } from "../errors.ts";
 import {
@@ -25,6 +24,7 @@ import {
   sendError,
   sendJson,
 } from "../http/index.ts";
+import { randomHex } from "../random.ts";
 import { anthropicDialect, countTokensRoute } from "./dialects/anthropic/index.ts";
 import { chatDialect, openAiErrorBody } from "./dialects/chat.ts";
 import { responsesDialect } from "./dialects/responses/index.ts";
@@ -101,8 +101,8 @@ export class InterceptionServer {
 
   async register(session: RolloutSession<any>): Promise<Registration> {
     const origin = await this.start();
-    const secret = randomBytes(24).toString("hex");
-    const serverSecret = randomBytes(24).toString("hex");
+    const secret = randomHex(24);
+    const serverSecret = randomHex(24);
     this.sessions.set(secret, { session, trusted: false });
     this.sessions.set(serverSecret, { session, trusted: true });
     return {

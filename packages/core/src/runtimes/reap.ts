@@ -11,15 +11,15 @@
  * caught while its working folder is inside the rollout's; one that did both escapes. The
  * sandbox's PID namespace has no such hole, which is why shell-giving harnesses default to it.
  */
-import { randomBytes } from "node:crypto";
 import { readdir, readFile, readlink } from "node:fs/promises";
+import { randomHex } from "../random.ts";
 import { killGroup } from "./spawn.ts";
 
 /** The variable name; its value is one runtime's tag. */
 export const REAP_MARKER = "ENVROLL_RUNTIME_TAG";
 
 export function newReapTag(): string {
-  return randomBytes(12).toString("hex");
+  return randomHex(12);
 }
 
 async function tagged(needle: Buffer, workdir: string | null): Promise<number[]> {

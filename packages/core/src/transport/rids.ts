@@ -12,26 +12,10 @@
  * parallel, a retry while the timed-out attempt is torn down) never share a rid, which SGLang
  * would refuse as a duplicate.
  */
-import { randomFillSync } from "node:crypto";
-
-// Nonces come from one pooled random buffer: a `randomBytes(4)` per request is a system call
-// and a Buffer each, a visible share of a short rollout's CPU.
-const POOL_BYTES = 4096;
-const pool = Buffer.alloc(POOL_BYTES);
-let used = POOL_BYTES;
-
-function nonce(): string {
-  if (used + 4 > POOL_BYTES) {
-    randomFillSync(pool);
-    used = 0;
-  }
-  const hex = pool.toString("hex", used, used + 4);
-  used += 4;
-  return hex;
-}
+import { randomHex } from "../random.ts";
 
 export function newRid(sessionId: string, turn: number): string {
-  return `${sessionId}:${turn}:${nonce()}`;
+  return `${sessionId}:${turn}:${randomHex(4)}`;
 }
 
 export class LiveRids {
