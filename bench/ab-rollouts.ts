@@ -38,7 +38,7 @@ try {
   const load = (root: string, file: string) => import(pathToFileURL(`${root}/${file}`).href);
   const sides: Side[] = [];
   for (const root of roots) {
-    const { loadConfig } = await load(root, "config/index.ts");
+    const { loadConfig } = await load(root, "loaders/config.ts");
     const { loadEnvironment } = await load(root, "environment.ts");
     const { TrainClient } = await load(root, "clients/train.ts");
     const { createRenderer } = await load(root, "renderers/index.ts");
