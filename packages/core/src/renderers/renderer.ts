@@ -109,6 +109,12 @@ export interface ParsedResponse {
   toolCalls: ParsedToolCall[];
 }
 
+/**
+ * The arguments of `Renderer.bridge`, declared once: the families' bridge functions take them as
+ * a rest tuple after their own context.
+ */
+export type BridgeArgs = Parameters<Renderer["bridge"]>;
+
 export interface Renderer {
   /** Family name, e.g. "qwen3". */
   readonly name: string;

@@ -19,11 +19,10 @@
  * so no close would make it a message), and a tool result whose author (the function it
  * answers) cannot be found.
  */
-import type { TokenIds } from "../../token-sequence.ts";
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type { BridgedTokens, BridgeOptions, RenderMessage } from "../renderer.ts";
+import type { BridgeArgs, BridgedTokens, BridgeOptions, RenderMessage } from "../renderer.ts";
 import { SegmentList, tokenizeSegments } from "../shared/attribution.ts";
-import { basicBridgeDecline, bridgedTokens, declineWith, extendPrompt } from "../shared/bridge.ts";
+import { bridgedTokens, extendPrompt, openBridge } from "../shared/bridge.ts";
 import { assertWellFormed, messageRoles } from "../shared/messages.ts";
 import { GENERATION_PROMPT, HARMONY_IDS, pushToolResult, pushUser } from "./format.ts";
 import { parseHarmonyCompletion } from "./parse.ts";
@@ -44,14 +43,10 @@ function sampledTurn(completion: readonly number[]): { keep: number; synthesize:
 
 export function bridgeHarmony(
   tokenizer: Tokenizer,
-  prevPromptIds: TokenIds,
-  prevCompletionIds: readonly number[],
-  newMessages: RenderMessage[],
-  options: BridgeOptions,
+  ...[prevPromptIds, prevCompletionIds, newMessages, options = {}]: BridgeArgs
 ): BridgedTokens | null {
-  const decline = declineWith(options);
-  const basic = basicBridgeDecline(prevPromptIds, newMessages);
-  if (basic) return decline(basic);
+  const decline = openBridge(prevPromptIds, newMessages, options);
+  if (!decline) return null;
   assertWellFormed(newMessages);
   const turn = sampledTurn(prevCompletionIds);
   if (typeof turn === "string") return decline(turn);

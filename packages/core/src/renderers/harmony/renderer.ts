@@ -4,11 +4,10 @@
  * the analysis / commentary / final channels and tool calls (parse.ts), and the prompt
  * bridge (bridge.ts).
  */
-import type { TokenIds } from "../../token-sequence.ts";
 import type { Tokenizer } from "../../tokenizer/index.ts";
 import type {
+  BridgeArgs,
   BridgedTokens,
-  BridgeOptions,
   ParsedResponse,
   RenderedTokens,
   Renderer,
@@ -89,13 +88,8 @@ export class GptOssRenderer implements Renderer {
     return parseHarmonyCompletion(this.tokenizer, completionIds);
   }
 
-  bridge(
-    prevPromptIds: TokenIds,
-    prevCompletionIds: readonly number[],
-    newMessages: RenderMessage[],
-    options: BridgeOptions = {},
-  ): BridgedTokens | null {
-    return bridgeHarmony(this.tokenizer, prevPromptIds, prevCompletionIds, newMessages, options);
+  bridge(...args: BridgeArgs): BridgedTokens | null {
+    return bridgeHarmony(this.tokenizer, ...args);
   }
 
   decode(ids: number[]): string {

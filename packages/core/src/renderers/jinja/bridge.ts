@@ -14,11 +14,10 @@
  * and compared. The result is `prevPrompt + prevCompletion` up to its FIRST stop token (where
  * the parser ends the turn; synthesized when the turn was cut off) followed by the tail's ids.
  */
-import type { TokenIds } from "../../token-sequence.ts";
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type { BridgedTokens, BridgeOptions, RenderMessage, RenderOptions } from "../renderer.ts";
+import type { BridgeArgs, BridgedTokens, RenderMessage, RenderOptions } from "../renderer.ts";
 import { type Segment, tokenizeSegments } from "../shared/attribution.ts";
-import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "../shared/bridge.ts";
+import { bridgedTokens, bridgeIds, openBridge } from "../shared/bridge.ts";
 import { messageRoles, messageToolNames } from "../shared/messages.ts";
 import type { MarkedText } from "./attribution.ts";
 import type { PromptRecords, RenderState } from "./sessions.ts";
@@ -43,14 +42,10 @@ export interface BridgeContext {
 
 export function jinjaBridge(
   ctx: BridgeContext,
-  prevPromptIds: TokenIds,
-  prevCompletionIds: readonly number[],
-  newMessages: RenderMessage[],
-  options: BridgeOptions,
+  ...[prevPromptIds, prevCompletionIds, newMessages, options = {}]: BridgeArgs
 ): BridgedTokens | null {
-  const decline = declineWith(options);
-  const basic = basicBridgeDecline(prevPromptIds, newMessages);
-  if (basic) return decline(basic);
+  const decline = openBridge(prevPromptIds, newMessages, options);
+  if (!decline) return null;
   const all = options.messages;
   if (!all) return decline("the conversation was not passed to the bridge (options.messages)");
   const first = all.length - newMessages.length;

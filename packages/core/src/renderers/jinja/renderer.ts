@@ -21,14 +21,13 @@
  */
 import { Template } from "@huggingface/jinja";
 import { UnsupportedError } from "../../errors.ts";
-import type { TokenIds } from "../../token-sequence.ts";
 import type { Tokenizer } from "../../tokenizer/index.ts";
 import { parseDeepSeekToolCalls } from "../deepseek/tool-calls.ts";
 import { parseLlama3ToolCalls } from "../llama/tool-calls.ts";
 import { parseHermesToolCalls } from "../qwen3/hermes-tool-calls.ts";
 import type {
+  BridgeArgs,
   BridgedTokens,
-  BridgeOptions,
   ParsedResponse,
   RenderedTokens,
   Renderer,
@@ -351,13 +350,8 @@ export class JinjaRenderer implements Renderer {
   }
 
   /** See `bridge.ts`: declines (null, with the reason) unless the template is verified stable. */
-  bridge(
-    prevPromptIds: TokenIds,
-    prevCompletionIds: readonly number[],
-    newMessages: RenderMessage[],
-    options: BridgeOptions = {},
-  ): BridgedTokens | null {
-    return jinjaBridge(this as BridgeContext, prevPromptIds, prevCompletionIds, newMessages, options);
+  bridge(...args: BridgeArgs): BridgedTokens | null {
+    return jinjaBridge(this as BridgeContext, ...args);
   }
 
   decode(ids: number[]): string {

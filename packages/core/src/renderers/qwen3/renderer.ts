@@ -2,11 +2,10 @@
  * The hand-written Qwen3 renderer (Qwen/Qwen3-*): token-exact with the HF chat template, with
  * per-token attribution, a token-level parser and the prompt bridge.
  */
-import type { TokenIds } from "../../token-sequence.ts";
 import { loadTokenizer, type Tokenizer } from "../../tokenizer/index.ts";
 import type {
+  BridgeArgs,
   BridgedTokens,
-  BridgeOptions,
   ParsedResponse,
   RenderedTokens,
   Renderer,
@@ -15,7 +14,7 @@ import type {
   RenderTool,
 } from "../renderer.ts";
 import { SegmentList, tokenizeSegments } from "../shared/attribution.ts";
-import { basicBridgeDecline, bridgedTokens, bridgeIds, declineWith } from "../shared/bridge.ts";
+import { bridgedTokens, bridgeIds, openBridge } from "../shared/bridge.ts";
 import {
   assertWellFormed,
   contentText,
@@ -129,15 +128,9 @@ export class Qwen3Renderer implements Renderer {
    * a synthesized `<|im_end|>` when it was truncated) by the new non-assistant messages and the
    * generation prompt. Only the new part is tokenized, so the cost follows the new tokens.
    */
-  bridge(
-    prevPromptIds: TokenIds,
-    prevCompletionIds: readonly number[],
-    newMessages: RenderMessage[],
-    options: BridgeOptions = {},
-  ): BridgedTokens | null {
-    const decline = declineWith(options);
-    const basic = basicBridgeDecline(prevPromptIds, newMessages);
-    if (basic) return decline(basic);
+  bridge(...[prevPromptIds, prevCompletionIds, newMessages, options = {}]: BridgeArgs): BridgedTokens | null {
+    const decline = openBridge(prevPromptIds, newMessages, options);
+    if (!decline) return null;
     assertWellFormed(newMessages);
     // Render the new messages as the full render of this conversation would (HF's `None` for a
     // null tool result, unless HF raises somewhere and the Python renderer is the reference).

@@ -15,23 +15,25 @@ import type {
   TokenAttribution,
 } from "../renderer.ts";
 
-/** Reports a declined bridge to the caller; returns null for `return decline(…)`. */
-export function declineWith(options: BridgeOptions): (reason: string) => null {
-  return (reason) => {
+/**
+ * The opening every family's bridge shares: the reporter for declines (it returns null, for
+ * `return decline(…)`), or null when the inputs cannot be bridged by any renderer (no previous
+ * prompt, no new messages, or a new assistant turn) — reported already.
+ */
+export function openBridge(
+  prevPromptIds: TokenIds,
+  newMessages: readonly RenderMessage[],
+  options: BridgeOptions,
+): ((reason: string) => null) | null {
+  const decline = (reason: string): null => {
     options.onDecline?.(reason);
     return null;
   };
-}
-
-/** Why no renderer can bridge these inputs, or null when they may be bridged. */
-export function basicBridgeDecline(
-  prevPromptIds: TokenIds,
-  newMessages: readonly RenderMessage[],
-): string | null {
-  if (prevPromptIds.length === 0) return "no previous prompt";
-  if (newMessages.length === 0) return "no new messages";
-  if (newMessages.some((m) => m.role === "assistant")) return "the new messages include an assistant turn";
-  return null;
+  if (prevPromptIds.length === 0) return decline("no previous prompt");
+  if (newMessages.length === 0) return decline("no new messages");
+  if (newMessages.some((m) => m.role === "assistant"))
+    return decline("the new messages include an assistant turn");
+  return decline;
 }
 
 /**
