@@ -34,14 +34,18 @@ export const AUTO_SANDBOX: RuntimeSpec = Object.freeze({
 
 /**
  * For an agent program: the network shared (it must reach the interception server on this host;
- * a shell run in-process talks to nothing), and an address-space limit that is no real limit,
- * because V8 reserves wasm memory far beyond what it uses (Node's fetch fails under 8 GiB).
+ * a shell run in-process talks to nothing), an address-space limit that is no real limit,
+ * because V8 reserves wasm memory far beyond what it uses (Node's fetch fails under 8 GiB), and
+ * no wall clock of the sandbox's own: the program is the whole episode, bounded by the rollout's
+ * timeout as on the host (the sandbox's 10 s default would kill every agent).
  */
 export const AUTO_PROGRAM_SANDBOX: RuntimeSpec = Object.freeze({
   ...AUTO_SANDBOX,
   network: true,
   memory_mb: 65536,
   processes: 512,
+  cpu_s: 24 * 3600,
+  timeout_s: 7 * 24 * 3600,
 });
 
 export interface AutoRuntime {
