@@ -26,6 +26,7 @@ test("an agent program gets the sandbox with the network; a shell gets it withou
   assert.ok(spec.memory_mb >= 16384, "Node's fetch needs more than 8 GiB of address space");
   // The program is the episode: only the rollout's own timeout bounds it (the sandbox's 10 s default must not).
   assert.ok(spec.timeout_s >= 24 * 3600 && spec.cpu_s >= 3600, JSON.stringify(spec));
+  assert.equal(spec.kill_on_output_limit, false, "a verbose agent is not killed for its log");
   const shell = await resolveAutoRuntime("default", "sandbox", {}, can);
   assert.deepEqual(shell.spec, AUTO_SANDBOX);
   assert.equal(SandboxSpecSchema.parse(shell.spec).network, false);

@@ -37,7 +37,8 @@ export const AUTO_SANDBOX: RuntimeSpec = Object.freeze({
  * a shell run in-process talks to nothing), an address-space limit that is no real limit,
  * because V8 reserves wasm memory far beyond what it uses (Node's fetch fails under 8 GiB), and
  * no wall clock of the sandbox's own: the program is the whole episode, bounded by the rollout's
- * timeout as on the host (the sandbox's 10 s default would kill every agent).
+ * timeout as on the host (the sandbox's 10 s default would kill every agent). Output past the
+ * capture cap is dropped, as on the host, rather than killing the program.
  */
 export const AUTO_PROGRAM_SANDBOX: RuntimeSpec = Object.freeze({
   ...AUTO_SANDBOX,
@@ -46,6 +47,8 @@ export const AUTO_PROGRAM_SANDBOX: RuntimeSpec = Object.freeze({
   processes: 512,
   cpu_s: 24 * 3600,
   timeout_s: 7 * 24 * 3600,
+  // A chatty agent's log past the capture cap is cut, not a reason to kill the episode.
+  kill_on_output_limit: false,
 });
 
 export interface AutoRuntime {
