@@ -76,10 +76,10 @@ async function oneTurn(server: InterceptionServer, client: Client, wire: (typeof
   return { first, total: performance.now() - t0 };
 }
 
-export async function firstDelta(o: BenchOptions): Promise<Figure[]> {
-  const tokens = o.quick ? 100 : 300;
+/** Per form (`<dialect>_<streamed|replayed>`): ms to the first text and to the end, per repetition. */
+async function measure(o: BenchOptions, tokenMs: number, tokens: number) {
   const reply = `Once upon a time ${"there was a story that went on, ".repeat(60)}`;
-  const engine = await startEngine({ tokenLatencyMs: TOKEN_MS, policy: () => reply });
+  const engine = await startEngine({ tokenLatencyMs: tokenMs, policy: () => reply });
   const streamed = new TrainClient({
     renderer: createRenderer("qwen3"),
     transport: new SglangTransport({ baseUrl: engine.url, contextLength: 8192, maxResponseLength: tokens }),
@@ -102,7 +102,7 @@ export async function firstDelta(o: BenchOptions): Promise<Figure[]> {
         }
       }
       note(
-        `first-delta rep ${rep + 1}: ${Object.entries(ms)
+        `first-delta (${tokenMs} ms/token) rep ${rep + 1}: ${Object.entries(ms)
           .map(([k, v]) => `${k} ${v.first.at(-1)!.toFixed(0)}/${v.total.at(-1)!.toFixed(0)} ms`)
           .join(", ")}`,
       );
@@ -112,13 +112,38 @@ export async function firstDelta(o: BenchOptions): Promise<Figure[]> {
     await streamed.close();
     await engine.close();
   }
-  return Object.entries(ms).map(([key, m]) => ({
-    name: `first_delta_ms_${key}`,
-    value: median(m.first),
-    unit: "ms",
-    reps: m.first,
-    turn_ms: median(m.total),
-    tokens,
-    token_ms: TOKEN_MS,
-  }));
+  return ms;
+}
+
+export async function firstDelta(o: BenchOptions): Promise<Figure[]> {
+  const tokens = o.quick ? 100 : 300;
+  const ms = await measure(o, TOKEN_MS, tokens);
+  // With no token latency the turn is all cost: what streaming adds (SGLang's default cumulative
+  // chunks, one per token, each repeating the turn so far; the family parser over the prefix).
+  const cost = await measure(o, 0, tokens);
+  const overhead = Object.keys(WIRES).map((d) => {
+    const s = cost[`${d}_streamed`]!.total;
+    const r = cost[`${d}_replayed`]!.total;
+    const each = s.map((x, i) => x - r[i]!);
+    return {
+      name: `stream_overhead_ms_${d}`,
+      value: median(each),
+      unit: "ms/turn",
+      reps: each,
+      tokens,
+      token_ms: 0,
+    };
+  });
+  return [
+    ...Object.entries(ms).map(([key, m]) => ({
+      name: `first_delta_ms_${key}`,
+      value: median(m.first),
+      unit: "ms",
+      reps: m.first,
+      turn_ms: median(m.total),
+      tokens,
+      token_ms: TOKEN_MS,
+    })),
+    ...overhead,
+  ];
 }
