@@ -12,12 +12,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Client as ClientInterface } from "../packages/core/src/clients/client.ts";
 import { InterceptionServer } from "../packages/core/src/interception/server.ts";
-import { RolloutWiring } from "../packages/core/src/mcp/wiring.ts";
 import { SubprocessRuntime } from "../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../packages/core/src/task.ts";
 import { calculateTool } from "../packages/core/src/tasksets/tool-math/tools.ts";
 import type { TaskData } from "../packages/core/src/types.ts";
-import { bareSession } from "../test/runtime/helpers/session.ts";
+import { bareSession, bareWiring } from "../test/runtime/helpers/session.ts";
 
 const arg = process.argv.indexOf("--calls");
 const CALLS = arg > 0 ? Number(process.argv[arg + 1]) : 500;
@@ -49,15 +48,7 @@ const { session, trace, signal } = bareSession<TaskData>(unused, {
   runtime,
   tools: [calculateTool],
 });
-const wiring = new RolloutWiring({
-  taskset,
-  task,
-  runtime,
-  harnessConfig: { disabled_tools: null } as never,
-  configured: [],
-  interception: async () => server,
-  signal,
-});
+const wiring = bareWiring(taskset, task, runtime, server, signal);
 const toolbox = await wiring.bind(session, [calculateTool], () => ({ task, trace, runtime, signal }), []);
 const ep = await wiring.endpoint();
 const client = new Client({ name: "bench", version: "1" });

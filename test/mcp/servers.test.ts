@@ -14,13 +14,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { RolloutWiring } from "../../packages/core/src/mcp/wiring.ts";
 import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
 import { contentText } from "../../packages/core/src/types.ts";
 import { envFor } from "../runtime/helpers/env.ts";
 import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
-import { bareSession } from "../runtime/helpers/session.ts";
+import { bareSession, bareWiring } from "../runtime/helpers/session.ts";
 
 const counter = [
   process.execPath,
@@ -77,15 +76,7 @@ test("/mcp/<server>: secret-authenticated MCP, zod schemas, isError results; /st
     runtime,
     tools: demo.tools as never,
   });
-  const wiring = new RolloutWiring({
-    taskset: demo,
-    task,
-    runtime,
-    harnessConfig: { disabled_tools: null } as never,
-    configured: [],
-    interception: async () => server,
-    signal,
-  });
+  const wiring = bareWiring(demo, task, runtime, server, signal);
   const context = () => ({ task, trace, runtime, signal });
   await wiring.bind(session, demo.tools as never, context, []);
   const ep = await wiring.endpoint();

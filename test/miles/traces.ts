@@ -1,5 +1,7 @@
 /** Hand-built TraceRecords for the conversion and service tests. */
+
 import type { BranchRecord, TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { completedOneTurn } from "../outputs/fixtures.ts";
 
 /** A branch from segments: `[ids, sampled]`; logprobs are −0.1·(position+1) on sampled tokens. */
 export function branch(segments: [number[], boolean][], weightVersion: string | null = "v1"): BranchRecord {
@@ -63,16 +65,10 @@ export function trace(over: Partial<TraceRecord> = {}): TraceRecord {
     reward: 1,
     rewards: { correct: 1 },
     metrics: { len: 3 },
-    info: {},
-    errors: [],
-    stop_condition: "agent_completed",
-    is_completed: true,
-    is_truncated: false,
-    num_turns: 1,
+    ...completedOneTurn(),
     last_reply: "done",
     usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 },
     timing: { start: 0, end: 1 },
-    attempts: 0,
     ...over,
   };
 }

@@ -45,16 +45,10 @@ export function makeTrace(
     reward,
     rewards: over.rewards ?? { lcs: reward },
     metrics: over.metrics ?? {},
-    info: {},
-    errors: [],
-    stop_condition: "agent_completed",
-    is_completed: true,
-    is_truncated: false,
-    num_turns: 1,
+    ...completedOneTurn(),
     last_reply: reply,
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     timing: { start: 1000, end: 1002 },
-    attempts: 0,
     ...over,
   };
 }
@@ -83,4 +77,17 @@ export function errored(taskIndex: number, rolloutIndex: number, message = "boom
     stop_condition: "error",
     is_completed: false,
   });
+}
+
+/** The status fields of a rollout that ended on its own after one turn, fresh each call. */
+export function completedOneTurn() {
+  return {
+    info: {},
+    errors: [],
+    stop_condition: "agent_completed",
+    is_completed: true,
+    is_truncated: false,
+    num_turns: 1,
+    attempts: 0,
+  };
 }

@@ -4,12 +4,33 @@
  * and for tests and benches that wire a rollout by hand (a runtime, a taskset's handlers and tools).
  */
 import type { Client, Sampling } from "../../../packages/core/src/clients/client.ts";
+import type { InterceptionServer } from "../../../packages/core/src/interception/server.ts";
 import { RolloutSession } from "../../../packages/core/src/interception/session.ts";
 import { noLimits } from "../../../packages/core/src/limits.ts";
+import { RolloutWiring } from "../../../packages/core/src/mcp/wiring.ts";
 import type { Runtime } from "../../../packages/core/src/runtimes/runtime.ts";
-import type { TaskHandlers, ToolDefinition } from "../../../packages/core/src/task.ts";
+import type { TaskHandlers, Taskset, ToolDefinition } from "../../../packages/core/src/task.ts";
 import { Trace } from "../../../packages/core/src/trace/trace.ts";
 import type { TaskData } from "../../../packages/core/src/types.ts";
+
+/** The MCP/state wiring of a hand-built rollout on `server` (no configured toolsets, nothing disabled). */
+export function bareWiring<D extends TaskData>(
+  taskset: Taskset<D, any>,
+  task: D,
+  runtime: Runtime,
+  server: InterceptionServer,
+  signal: AbortSignal,
+): RolloutWiring<D> {
+  return new RolloutWiring({
+    taskset,
+    task,
+    runtime,
+    harnessConfig: { disabled_tools: null } as never,
+    configured: [],
+    interception: async () => server,
+    signal,
+  });
+}
 
 export interface BareSessionOptions<D extends TaskData> {
   sampling?: Sampling;
