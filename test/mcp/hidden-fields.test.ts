@@ -30,6 +30,11 @@ const vault = defineTaskset({
   id: "vault",
   load: () => [{ idx: 0, prompt: "Name the answer.", answer: secret, level: 3 }],
   hiddenFields: ["answer"],
+  // As a tool server might: the answer copied into state for the environment's own later calls.
+  setup: ({ task, trace }) => {
+    trace.state["answer"] = task["answer"];
+    trace.state["hint"] = "starts with ANSWER-";
+  },
   toolsets: [{ name: "counter", command: counter }],
   rewards: [{ name: "correct", fn: ({ trace, task }) => (trace.lastReply.includes(task["answer"]) ? 1 : 0) }],
 });
@@ -43,9 +48,11 @@ writeFileSync(
   program,
   `const base = process.env.OPENAI_BASE_URL;
 const auth = { authorization: "Bearer " + process.env.OPENAI_API_KEY };
-const got = await (await fetch(base.replace(/\\/v1$/, "") + "/task", { headers: auth })).json();
+const root = base.replace(/\\/v1$/, "");
+const got = await (await fetch(root + "/task", { headers: auth })).json();
+const state = await (await fetch(root + "/state", { headers: auth })).json();
 const vf = Object.keys(process.env).filter((k) => k.startsWith("VF_"));
-const content = "task: " + got.task + " vf: " + JSON.stringify(vf);
+const content = "task: " + got.task + " state: " + JSON.stringify(state) + " vf: " + JSON.stringify(vf);
 const r = await fetch(base + "/chat/completions", {
   method: "POST",
   headers: { ...auth, "content-type": "application/json" },
@@ -55,7 +62,7 @@ if (!r.ok) throw new Error("model call failed: " + r.status);
 `,
 );
 
-test("the agent program's GET /task lacks the hidden field: its reward stays that of a wrong answer", async () => {
+test("the agent program's GET /task and GET /state lack the hidden field: its reward stays that of a wrong answer", async () => {
   // The model repeats what the program told it: an answer the program found would score 1.
   const client = new ScriptedClient((messages) => say(contentText(messages.at(-1)!.content)));
   const env = await envFor(
@@ -66,8 +73,14 @@ test("the agent program's GET /task lacks the hidden field: its reward stays tha
     const [r] = await env.runGroup(0, 1, { client });
     assert.deepEqual(r!.errors, []);
     const told = contentText((client.requests[0]!.messages.at(-1) as Message).content);
-    const seen = JSON.parse(/^task: (\{.*\}) vf: /.exec(told)![1]!) as Record<string, unknown>;
-    assert.deepEqual(seen, { idx: 0, prompt: "Name the answer.", level: 3 }, "visible fields stay readable");
+    const [, task, state] = /^task: (\{.*\}) state: (\{.*\}) vf: /.exec(told)!;
+    assert.deepEqual(
+      JSON.parse(task!),
+      { idx: 0, prompt: "Name the answer.", level: 3 },
+      "visible fields stay readable",
+    );
+    assert.deepEqual(JSON.parse(state!), { hint: "starts with ANSWER-" }, "state keeps what is not hidden");
+    assert.match(String(r!.info["guard"]), /GET \/state with the agent's credential: answer withheld/);
     assert.match(told, / vf: \[\]$/, "the servers' credential is not in the agent's environment");
     assert.doesNotMatch(told, new RegExp(secret), "the answer reached the agent");
     assert.equal(r!.reward, 0, "reward of an honest wrong answer");

@@ -2,7 +2,9 @@
  * The interception server's rollout side channels, mounted beside the model routes and
  * authenticated by the same secret (a bearer token):
  *
- * - `GET /state` — the rollout's shared state (`trace.state`) as JSON;
+ * - `GET /state` — the rollout's shared state (`trace.state`) as JSON; with the agent program's
+ *   credential, keys named in the taskset's `hiddenFields` are withheld, since a server may copy
+ *   an answer into state for its own later calls;
  * - `PUT /state` — replaces it (last write wins; validated by the taskset's `stateSchema` when it
  *   has one: 400 `invalid state PUT for <taskset>: …`), answers `{"ok": true}`. Only the
  *   environment servers' credential writes state: rewards and stop conditions read it, so the
@@ -27,7 +29,7 @@ const getState: InterceptionRoute = {
   method: "GET",
   path: "/state",
   errorBody: stateErrorBody,
-  handle: ({ res, session }) => sendJson(res, 200, session.trace.state),
+  handle: (ctx) => sendJson(ctx.res, 200, visible(ctx, "GET /state", ctx.session.trace.state)),
 };
 
 const putState: InterceptionRoute = {
@@ -57,15 +59,18 @@ const getTask: InterceptionRoute = {
   method: "GET",
   path: "/task",
   errorBody: stateErrorBody,
-  handle: (ctx) => sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(visibleTask(ctx)) }),
+  handle: (ctx) => {
+    const task = visible(ctx, "GET /task", ctx.session.trace.task as Record<string, unknown>);
+    sendJson(ctx.res, 200, { cls: tasksetId(ctx), task: JSON.stringify(task) });
+  },
 };
 
-function visibleTask(ctx: RouteContext): unknown {
-  const task = ctx.session.trace.task as Record<string, unknown>;
-  const hidden = attachmentsOf(ctx.session)?.hiddenFields ?? [];
-  if (ctx.trusted || hidden.length === 0) return task;
-  noteGuard(ctx.session.trace, `GET /task with the agent's credential: ${hidden.join(", ")} withheld`);
-  return Object.fromEntries(Object.entries(task).filter(([k]) => !hidden.includes(k)));
+/** `record` as the caller may see it: the agent's credential does not read the hidden keys. */
+function visible(ctx: RouteContext, what: string, record: Record<string, unknown>): Record<string, unknown> {
+  const hidden = (attachmentsOf(ctx.session)?.hiddenFields ?? []).filter((k) => Object.hasOwn(record, k));
+  if (ctx.trusted || hidden.length === 0) return record;
+  noteGuard(ctx.session.trace, `${what} with the agent's credential: ${hidden.join(", ")} withheld`);
+  return Object.fromEntries(Object.entries(record).filter(([k]) => !hidden.includes(k)));
 }
 
 const MCP_PATH = /^\/mcp\/([^/]+)\/?$/;
