@@ -100,6 +100,9 @@ export async function openBackend(
       policy: endpoint.policy ?? "reference",
       reference: (messages, rng) => book?.answer(messages, rng) ?? null,
       ...(folder ? { model: folder } : { modelName: BUILTIN_MODEL }),
+      // How envroll advises serving SGLang for streaming programs (README): SGLang's default
+      // cumulative chunks cost a turn streamed token by token the square of its length.
+      incrementalStreaming: true,
     });
     clientConfig = builtinClient(engine.url, folder);
   } else clientConfig = endpoint.client;
