@@ -24,20 +24,26 @@ export interface StartedCli {
   output(): { stdout: string; stderr: string };
 }
 
-export function startCli(args: string[], cwd = ROOT): StartedCli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+/** Collects a piped child's stdout and stderr; the getter returns what came so far. */
+export function captureOutput(child: ChildProcess): () => { stdout: string; stderr: string } {
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (d) => {
+  child.stdout!.on("data", (d) => {
     stdout += d;
   });
-  child.stderr.on("data", (d) => {
+  child.stderr!.on("data", (d) => {
     stderr += d;
   });
+  return () => ({ stdout, stderr });
+}
+
+export function startCli(args: string[], cwd = ROOT): StartedCli {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const output = captureOutput(child);
   const done = new Promise<CliResult>((resolve) => {
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on("close", (code, signal) => resolve({ code, signal, ...output() }));
   });
-  return { child, done, output: () => ({ stdout, stderr }) };
+  return { child, done, output };
 }
 
 /** The URL a started `envroll serve` prints once it listens; rejects if it exits first. */

@@ -4,7 +4,9 @@
  * violations and uncaught errors included). Tests skip when no browser is installed
  * (CI installs the Debian `chromium` package).
  */
+
 import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { captureOutput } from "../cli/cli-helpers.ts";
 
 export function findChromium(): string | null {
   for (const bin of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
@@ -32,18 +34,12 @@ export interface Rendered {
 export function renderInChromium(bin: string, url: string): Promise<Rendered> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, [...BASE_FLAGS, "--dump-dom", url], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
+    const output = captureOutput(child);
     const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
+      const { stdout, stderr } = output();
       if (code !== 0) return reject(new Error(`chromium exited ${code}: ${stderr.slice(-2000)}`));
       resolve({ dom: stdout, console: stderr.split("\n").filter((l) => /:CONSOLE[:(]/.test(l)) });
     });
