@@ -137,7 +137,7 @@ const CODEX_LAYER = {
 };
 function genericCodex(layer: object | null): string {
   const config = layer ? `CODEX_CONFIG = ${JSON.stringify(JSON.stringify(layer))}, ` : "";
-  return `env = { CODEX_HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", ${config}INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`;
+  return `env = { CODEX_HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", HOME = "${rolloutVar("ENVROLL_AGENT_HOME")}", ${config}INITIAL_AGENT_MODE = "agent-full-access", NO_BROWSER = "1", DEFAULT_AUTH_REQUEST = ${JSON.stringify(CODEX_AUTH)} }\n[harness.acp]\ncommand = ["codex-acp"]\npackages = ["@agentclientprotocol/codex-acp@2.6.0"]\nprompt_timeout = 300\n`;
 }
 
 export const GENERIC: Record<AgentId, string> = {

@@ -58,6 +58,10 @@ export function codexPlan(acp: AcpConfig): AcpPlan {
       return {
         env: {
           CODEX_HOME: home,
+          // Its shell tool runs a login shell, which reads the profile under HOME: the host
+          // user's (pyenv's rehash there waited a minute on a lock held by other shells) is no
+          // part of the rollout.
+          HOME: await state.make("codex-user"),
           CODEX_CONFIG: JSON.stringify(layer),
           DEFAULT_AUTH_REQUEST: JSON.stringify({
             methodId: "gateway",
