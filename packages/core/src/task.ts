@@ -88,7 +88,7 @@ export interface LocalToolset<D extends TaskData = TaskData> {
   tools: readonly ToolDefinition<D>[] | ((task: D) => readonly ToolDefinition<D>[]);
 }
 
-/** A toolset: in-process tools, or an MCP server (stdio command or URL; see mcp/spec.ts). */
+/** A toolset: in-process tools, or an MCP server (stdio command or URL; see config/mcp-spec.ts). */
 export type ToolsetDeclaration<D extends TaskData = TaskData> = LocalToolset<D> | McpServerInput;
 
 export function isLocalToolset<D extends TaskData>(t: ToolsetDeclaration<D>): t is LocalToolset<D> {

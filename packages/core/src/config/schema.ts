@@ -35,7 +35,10 @@ const refusedSwitch = (why: string) =>
 
 export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 
-/** One `[[taskset.task.judges]]` table; its keys are checked per judge id by `judges/config.ts`. */
+/**
+ * One `[[taskset.task.judges]]` table; its keys are checked per judge id by `judges/config.ts`,
+ * which `resolveConfig` (loaders/config.ts) calls.
+ */
 export const JudgeConfigSchema = z.record(z.string(), z.unknown(), { error: "expected a table" });
 
 /**
@@ -245,7 +248,7 @@ export const EnvConfigSchema = z.strictObject({
     group: { policy: "drop-group", max_retries: 2, fallback: "drop-group" },
   }),
   python: PythonSchema.default({ executable: null, path: [] }),
-  /** MCP servers offered as toolsets beside the taskset's own (see mcp/spec.ts). */
+  /** MCP servers offered as toolsets beside the taskset's own (see config/mcp-spec.ts). */
   toolsets: z.array(McpServerSpecSchema).default([]),
   max_turns: optionalWhole(1),
   max_input_tokens: optionalWhole(1),
