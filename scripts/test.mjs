@@ -8,6 +8,7 @@
  *   node scripts/test.mjs              the fast suite (npm test)
  *   node scripts/test.mjs --slow       the slow suite (npm run test:slow)
  *   node scripts/test.mjs --node|--py  only one side of the chosen suite
+ *   node scripts/test.mjs --list       print what the chosen suite would run, run nothing
  *
  * The node files and pytest run at the same time: most node tests wait on subprocesses and
  * sockets, and pytest mostly on torch in its engine subprocesses, so on 2 cores the overlap fills
@@ -26,13 +27,14 @@ const PY_ROOTS = ["python/envroll_engine/tests", "python/envroll_miles/tests", "
 
 const argv = process.argv.slice(2);
 for (const a of argv) {
-  if (!["--slow", "--node", "--py"].includes(a)) {
-    console.error(`test: unknown option ${a} (--slow, --node, --py)`);
+  if (!["--slow", "--node", "--py", "--list"].includes(a)) {
+    console.error(`test: unknown option ${a} (--slow, --node, --py, --list)`);
     process.exit(2);
   }
 }
 const slow = argv.includes("--slow");
 const sides = argv.includes("--node") || argv.includes("--py") ? argv : ["--node", "--py"];
+const list = argv.includes("--list");
 
 /** test/slow.txt: one node test file or pytest node id a line; `#` starts a comment. */
 function readManifest() {
@@ -65,6 +67,12 @@ const manifest = readManifest();
 const slowNode = new Set(manifest.filter((e) => e.endsWith(".test.ts")));
 const slowPy = manifest.filter((e) => !e.endsWith(".test.ts"));
 const nodeFiles = testFiles("test").filter((f) => slowNode.has(f) === slow);
+const pytestArgs = slow ? slowPy : [...PY_ROOTS, ...slowPy.flatMap((id) => ["--deselect", id])];
+if (list) {
+  if (sides.includes("--node")) for (const f of nodeFiles) console.log(f);
+  if (sides.includes("--py") && (!slow || slowPy.length > 0)) console.log(`pytest ${pytestArgs.join(" ")}`);
+  process.exit(0);
+}
 
 function run(cmd, args, capture) {
   return new Promise((res) => {
@@ -87,12 +95,11 @@ const started = performance.now();
 if (sides.includes("--py") && (!slow || slowPy.length > 0)) {
   const env = spawnSync(process.execPath, [join(ROOT, "scripts/py-env.mjs")], { stdio: "inherit" });
   if (env.status !== 0) process.exit(env.status ?? 1);
-  const args = slow ? slowPy : [...PY_ROOTS, ...slowPy.flatMap((id) => ["--deselect", id])];
   jobs.push({
     name: "pytest",
     promise: run(
       join(ROOT, ".venv/bin/python"),
-      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", ROOT, ...args],
+      ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", ROOT, ...pytestArgs],
       true,
     ),
   });
