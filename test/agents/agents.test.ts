@@ -116,6 +116,11 @@ for (const agent of ["codex", "claude_code"] as AgentId[]) {
     },
   );
 
+  test(`${agent}: the generic acp harness in eval`, { skip }, async () => {
+    const run = await runAgentEpisode("acp", agent, { mode: "eval", acp: GENERIC[agent] });
+    assertEpisode(run, `${agent}/acp-eval`);
+  });
+
   if (agent === "codex")
     test(
       "codex: code mode (no config layer) through the generic acp harness: tools arrive in additional_tools, shell and MCP go through exec",
