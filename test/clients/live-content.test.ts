@@ -2,7 +2,8 @@
  * What a streaming program is sent of a turn never has to be taken back: for each shipped family
  * with its own parser (Qwen3, gpt-oss harmony, Llama 3.1, DeepSeek-V3), replies with text,
  * reasoning and tool calls are fed token by token (every prefix parsed), and the text sent is
- * always a prefix of the finished turn's content, the reasoning sent is the finished turn's,
+ * always a prefix of the finished turn's content, the reasoning sent a prefix of its reasoning
+ * (all of it once content starts),
  * and nothing of a tool call's markup is ever sent as text.
  */
 import assert from "node:assert/strict";
@@ -65,6 +66,7 @@ for (const [family, { folder, replies }] of Object.entries(FAMILIES)) {
     const r = createRenderer(dir);
     const tok = loadTokenizer(dir);
     let streamedSomething = false;
+    let streamedReasoning = false;
     for (const reply of replies) {
       const ids = tok.encode(reply);
       const final = r.parse(ids, { tools: TOOLS });
@@ -74,9 +76,18 @@ for (const [family, { folder, replies }] of Object.entries(FAMILIES)) {
         final.content.startsWith(text),
         `${family} ${JSON.stringify(reply)}: sent ${JSON.stringify(text)}`,
       );
-      const reasoning = sent.filter((d) => d.reasoning !== undefined).map((d) => d.reasoning);
-      assert.ok(reasoning.length <= 1);
-      if (reasoning.length === 1) assert.equal(reasoning[0], final.reasoningContent);
+      const reasoning = sent.map((d) => d.reasoning ?? "").join("");
+      assert.ok(
+        (final.reasoningContent ?? "").startsWith(reasoning),
+        `${family}: reasoning ${JSON.stringify(reasoning)}`,
+      );
+      // Reasoning all comes before content, and is whole once content starts.
+      const firstText = sent.findIndex((d) => d.content !== undefined);
+      if (firstText >= 0) {
+        assert.ok(sent.slice(firstText + 1).every((d) => d.reasoning === undefined));
+        assert.equal(reasoning, final.reasoningContent ?? "");
+      }
+      if (final.reasoningContent) streamedReasoning ||= reasoning.length > 0;
       assert.doesNotMatch(text, /"name"|tool|\{"a"/, "no call markup as text");
       if (final.toolCalls.length === 0 && final.content !== "") {
         assert.ok(text.length > 0, `${family}: plain text streams`);
@@ -84,5 +95,7 @@ for (const [family, { folder, replies }] of Object.entries(FAMILIES)) {
       }
     }
     assert.ok(streamedSomething);
+    if (family === "qwen3" || family === "gpt-oss")
+      assert.ok(streamedReasoning, `${family}: reasoning streams`);
   });
 }

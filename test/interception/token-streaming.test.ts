@@ -98,10 +98,18 @@ async function call(dialect: string, shape: string, stream: boolean) {
     body: JSON.stringify({ ...wire.body(shape), stream }),
   });
   assert.equal(res.status, 200);
-  if (!stream) return { json: (await res.json()) as any, trace, events: [], turnsAtFirstText: -1 };
+  if (!stream)
+    return {
+      json: (await res.json()) as any,
+      trace,
+      events: [],
+      turnsAtFirstText: -1,
+      turnsAtFirstReasoning: -1,
+    };
   // Read as it arrives: note whether the turn was committed when the first text came.
   const events: { event?: string; data: any }[] = [];
   let turnsAtFirstText = -1;
+  let turnsAtFirstReasoning = -1;
   let pending = "";
   const utf8 = new TextDecoder();
   for await (const bytes of res.body as AsyncIterable<Uint8Array>) {
@@ -118,11 +126,12 @@ async function call(dialect: string, shape: string, stream: boolean) {
           e.data = line.slice(6) === "[DONE]" ? "[DONE]" : JSON.parse(line.slice(6));
       }
       if (turnsAtFirstText < 0 && textOf(e) !== "") turnsAtFirstText = trace.numTurns;
+      if (turnsAtFirstReasoning < 0 && reasoningOf(e) !== "") turnsAtFirstReasoning = trace.numTurns;
       if (isTerminal(e)) assert.equal(trace.numTurns, 1, "the terminal event comes after the commit");
       events.push(e);
     }
   }
-  return { json: null, trace, events, turnsAtFirstText };
+  return { json: null, trace, events, turnsAtFirstText, turnsAtFirstReasoning };
 }
 
 function textOf(e: { data: any }): string {
@@ -131,6 +140,16 @@ function textOf(e: { data: any }): string {
     d?.choices?.[0]?.delta?.content ??
     (d?.type === "response.output_text.delta" ? d.delta : undefined) ??
     (d?.delta?.type === "text_delta" ? d.delta.text : undefined) ??
+    ""
+  );
+}
+
+function reasoningOf(e: { data: any }): string {
+  const d = e.data;
+  return (
+    d?.choices?.[0]?.delta?.reasoning_content ??
+    (d?.type === "response.reasoning_summary_text.delta" ? d.delta : undefined) ??
+    (d?.delta?.type === "thinking_delta" ? d.delta.thinking : undefined) ??
     ""
   );
 }
@@ -200,6 +219,7 @@ for (const dialect of Object.keys(WIRES)) {
       const plain = await call(dialect, shape, false);
       const live = await call(dialect, shape, true);
       assert.equal(live.turnsAtFirstText, 0, "text arrived while the turn was being sampled");
+      if (shape === "think") assert.equal(live.turnsAtFirstReasoning, 0, "so did the reasoning");
       // Ids carry each rollout's own rid.
       const rids = (v: unknown) => JSON.stringify(v).replace(/[0-9a-f]{32}:\d+:[0-9a-f]{8}/g, "RID");
       assert.equal(rids(assemble(dialect, live.events)), rids(unstreamed(dialect, plain.json)));

@@ -35,7 +35,7 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /**
    * Streaming: called with parts of the turn as they are sampled, each known to stay (the
-   * returned turn's reasoning is the one sent, its content starts with what was sent). A client
+   * returned turn's reasoning and content start with what was sent). A client
    * that cannot stream never calls it; the answer then carries everything at the end.
    */
   onDelta?: (delta: StreamDelta) => void;
@@ -46,7 +46,7 @@ export interface StreamDelta {
   /** The turn's id, as the response will carry it. */
   id: string;
   promptTokens: number;
-  /** The whole reasoning, sent once, before any content. */
+  /** Reasoning that follows what was sent before; it all comes before any content. */
   reasoning?: string;
   /** Content that follows what was sent before. */
   content?: string;

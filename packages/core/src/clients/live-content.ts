@@ -5,18 +5,18 @@
  *
  * - anything while a tool call is being written (the parser reports an unfinished call), and
  *   content that opens like a bare JSON call when tools are offered (Llama 3.x);
- * - an unclosed `<think>` (the reasoning tag of every shipped thinking family): that text becomes
- *   reasoning once the tag closes;
  * - trailing whitespace (parsers strip it), a trailing tag being written (`<`…), and a
  *   character whose bytes have not all arrived (decoded as U+FFFD).
  *
- * Reasoning is sent whole, once, when content starts after it. Tool calls are never streamed:
- * they go out, parsed, with the finished turn. If a later prefix contradicts what was sent, the
- * rest of the turn is held for the end (the answer then reports the divergence).
+ * Reasoning streams first, as it grows — an unclosed `<think>` (Qwen3's tag, which the parser
+ * splits on only once it closes) is read as reasoning here — and is closed once content starts.
+ * Tool calls are never streamed: they go out, parsed, with the finished turn. If a later prefix
+ * contradicts what was sent, the rest of the turn is held for the end (the answer then reports
+ * the divergence).
  */
 
 import type { Renderer, RenderTool } from "../renderers/renderer.ts";
-import { isPyWhitespace } from "../text/python-str.ts";
+import { isPyWhitespace, pyLstrip } from "../text/python-str.ts";
 import type { StreamDelta } from "./client.ts";
 
 /** Parses at most this often: each parse reads the whole prefix. */
@@ -24,7 +24,7 @@ const PARSE_EVERY_MS = 15;
 
 export class LiveContent {
   private sent = "";
-  private reasoningSent: string | null = null;
+  private reasoningSent = "";
   private frozen = false;
   private lastParse = -Infinity;
 
@@ -51,42 +51,57 @@ export class LiveContent {
       return;
     }
     if (parsed.toolCalls.some((c) => c.status !== "ok")) return;
-    const content = stableContent(parsed.content, this.tools !== null);
-    if (content === null) return;
-    const reasoning = parsed.reasoningContent;
-    if (reasoning !== this.reasoningSent) {
-      // Reasoning goes out whole, before content; a change after it went out is a contradiction.
-      if (this.reasoningSent !== null || this.sent !== "") {
-        this.frozen = true;
-        return;
-      }
-      if (content === "") return;
+    const read = readPrefix(parsed.content, parsed.reasoningContent, this.tools !== null);
+    if (read === null) return;
+    const { reasoning, content } = read;
+    // Reasoning comes first and is closed once content starts: it may only grow until then.
+    if (!reasoning.startsWith(this.reasoningSent) || !content.startsWith(this.sent)) {
+      this.frozen = true;
+      return;
     }
-    if (!content.startsWith(this.sent)) {
+    if (this.sent !== "" && reasoning !== this.reasoningSent) {
       this.frozen = true;
       return;
     }
     const delta: StreamDelta = { id, promptTokens: this.promptTokens };
-    if (reasoning !== null && this.reasoningSent === null) {
-      this.reasoningSent = reasoning;
-      delta.reasoning = reasoning;
-    }
+    if (reasoning.length > this.reasoningSent.length)
+      delta.reasoning = reasoning.slice(this.reasoningSent.length);
     if (content.length > this.sent.length) delta.content = content.slice(this.sent.length);
+    this.reasoningSent = reasoning;
     this.sent = content;
     if (delta.reasoning !== undefined || delta.content !== undefined) this.emit(delta);
   }
 }
 
-/** The part of a prefix's content the finished turn keeps, or null to hold all of it. */
-function stableContent(content: string, toolsOffered: boolean): string | null {
+/**
+ * The reasoning and content of a prefix that the finished turn keeps (reasoning "" when none),
+ * or null to hold everything. Content is held while the reasoning may still grow.
+ */
+function readPrefix(
+  content: string,
+  reasoning: string | null,
+  toolsOffered: boolean,
+): { reasoning: string; content: string } | null {
   const open = content.lastIndexOf("<think>");
-  if (open >= 0 && content.indexOf("</think>", open) < 0) return null;
+  if (open >= 0 && content.indexOf("</think>", open) < 0) {
+    // Qwen3-style reasoning still open: its text so far, when it is all the turn has said.
+    if (reasoning !== null || stable(content.slice(0, open)) !== "") return null;
+    return { reasoning: stable(pyLstrip(content.slice(open + "<think>".length))), content: "" };
+  }
   if (toolsOffered && /^\s*[[{]/.test(content)) return null;
-  let end = content.length;
+  const text = stable(content);
+  // A reasoning channel with no content after it yet (harmony's analysis) may still grow.
+  if (reasoning !== null && text === "") return { reasoning: stable(reasoning), content: "" };
+  return { reasoning: reasoning ?? "", content: text };
+}
+
+/** Text without what may still change: trailing whitespace, a tag being written, a split character. */
+function stable(text: string): string {
+  let end = text.length;
   // A character still missing bytes decodes as U+FFFD.
-  while (end > 0 && content.charCodeAt(end - 1) === 0xfffd) end--;
-  const tag = content.lastIndexOf("<", end);
-  if (tag >= 0 && /^<\/?[\w|]*$/.test(content.slice(tag, end))) end = tag;
-  while (end > 0 && isPyWhitespace(content.codePointAt(end - 1)!)) end--;
-  return content.slice(0, end);
+  while (end > 0 && text.charCodeAt(end - 1) === 0xfffd) end--;
+  const tag = text.lastIndexOf("<", end);
+  if (tag >= 0 && /^<\/?[\w|]*$/.test(text.slice(tag, end))) end = tag;
+  while (end > 0 && isPyWhitespace(text.codePointAt(end - 1)!)) end--;
+  return text.slice(0, end);
 }

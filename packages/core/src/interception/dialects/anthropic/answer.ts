@@ -80,7 +80,7 @@ export function anthropicAnswer(r: ModelResponse, model: string): Json {
 /**
  * The event sequence the SDK stream helpers (`messages.stream`) parse: `message_start`, per block
  * `content_block_start` / `content_block_delta` / `content_block_stop`, `message_delta` with the
- * stop reason and usage, `message_stop`. The thinking block and the text as it is sampled go out
+ * stop reason and usage, `message_stop`. The thinking and the text as they are sampled go out
  * while the turn runs (when the client streams); tool_use blocks with the finished turn.
  */
 export class AnthropicLive implements LiveAnswer {
@@ -88,6 +88,8 @@ export class AnthropicLive implements LiveAnswer {
   private started = false;
   private index = 0;
   private textOpen = false;
+  /** The open thinking block's index (null: none open). */
+  private thinkingAt: number | null = null;
 
   constructor(private readonly model: string) {}
 
@@ -117,15 +119,24 @@ export class AnthropicLive implements LiveAnswer {
     });
   }
 
+  /** Opens the thinking block on first use and adds `thinking` to it. */
   private thinking(out: SseEvent[], thinking: string): void {
-    const index = this.index++;
-    emit(out, "content_block_start", {
-      index,
-      content_block: { type: "thinking", thinking: "", signature: "" },
-    });
-    emit(out, "content_block_delta", { index, delta: { type: "thinking_delta", thinking } });
+    if (this.thinkingAt === null) {
+      this.thinkingAt = this.index++;
+      emit(out, "content_block_start", {
+        index: this.thinkingAt,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      });
+    }
+    emit(out, "content_block_delta", { index: this.thinkingAt, delta: { type: "thinking_delta", thinking } });
+  }
+
+  private closeThinking(out: SseEvent[]): void {
+    if (this.thinkingAt === null) return;
+    const index = this.thinkingAt;
     emit(out, "content_block_delta", { index, delta: { type: "signature_delta", signature: SIGNATURE } });
     emit(out, "content_block_stop", { index });
+    this.thinkingAt = null;
   }
 
   private text(out: SseEvent[], text: string): void {
@@ -140,8 +151,11 @@ export class AnthropicLive implements LiveAnswer {
     const out: SseEvent[] = [];
     this.start(out, d.id, d.promptTokens, 0);
     const add = this.turn.note(d);
-    if (add.reasoning !== undefined && !this.textOpen) this.thinking(out, add.reasoning);
-    if (add.content) this.text(out, add.content);
+    if (add.reasoning !== undefined) this.thinking(out, add.reasoning);
+    if (add.content) {
+      this.closeThinking(out);
+      this.text(out, add.content);
+    }
     return out;
   }
 
@@ -150,6 +164,7 @@ export class AnthropicLive implements LiveAnswer {
     this.start(out, r.id, r.usage.promptTokens, r.usage.cachedTokens ?? 0);
     const rest = this.turn.rest(r);
     if (rest.reasoning !== null && !this.textOpen) this.thinking(out, rest.reasoning);
+    this.closeThinking(out);
     if (rest.content !== "") this.text(out, rest.content);
     if (this.textOpen) emit(out, "content_block_stop", { index: this.index++ });
     for (const c of r.message.tool_calls ?? []) {

@@ -120,6 +120,8 @@ export class ResponsesLive implements LiveAnswer {
   private output = 0;
   /** The message item being streamed: its id and output index. */
   private message: { item_id: string; output_index: number } | null = null;
+  /** The reasoning item being streamed. */
+  private thinking: { item_id: string; output_index: number } | null = null;
   private started = false;
 
   constructor(
@@ -143,21 +145,39 @@ export class ResponsesLive implements LiveAnswer {
     this.emit(out, "response.in_progress", { response: shell });
   }
 
-  private reasoning(out: SseEvent[], item: Json): void {
-    const output_index = this.output++;
-    const at = { item_id: item["id"], output_index };
+  /** Opens the reasoning item on first use (`item`: its finished form) and adds `delta` to it. */
+  private reasoning(out: SseEvent[], item: Json, delta: string): void {
+    if (!this.thinking) {
+      this.thinking = { item_id: item["id"], output_index: this.output++ };
+      this.emit(out, "response.output_item.added", {
+        output_index: this.thinking.output_index,
+        item: { ...item, summary: [] },
+      });
+      const part = { type: "summary_text", text: "" };
+      this.emit(out, "response.reasoning_summary_part.added", { ...this.thinking, summary_index: 0, part });
+    }
+    this.emit(out, "response.reasoning_summary_text.delta", { ...this.thinking, summary_index: 0, delta });
+  }
+
+  /** Closes the reasoning item with its finished form. */
+  private closeReasoning(out: SseEvent[], item: Json): void {
+    if (!this.thinking) return;
+    const at = this.thinking;
     const text: string = item["summary"][0].text;
-    this.emit(out, "response.output_item.added", { output_index, item: { ...item, summary: [] } });
-    const part = { type: "summary_text", text: "" };
-    this.emit(out, "response.reasoning_summary_part.added", { ...at, summary_index: 0, part });
-    this.emit(out, "response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: text });
     this.emit(out, "response.reasoning_summary_text.done", { ...at, summary_index: 0, text });
-    this.emit(out, "response.reasoning_summary_part.done", {
-      ...at,
-      summary_index: 0,
-      part: { ...part, text },
-    });
-    this.emit(out, "response.output_item.done", { output_index, item });
+    const part = { type: "summary_text", text };
+    this.emit(out, "response.reasoning_summary_part.done", { ...at, summary_index: 0, part });
+    this.emit(out, "response.output_item.done", { output_index: at.output_index, item });
+    this.thinking = null;
+  }
+
+  /** The reasoning item of a turn whose reasoning is `text`. */
+  private reasoningItem(id: string, promptTokens: number, text: string): Json {
+    const shell = partialResponse({ id, promptTokens });
+    return outputItems(
+      { ...shell, message: { ...shell.message, reasoning_content: text } },
+      this.request,
+    )[0]!;
   }
 
   private text(out: SseEvent[], id: string, delta: string): void {
@@ -182,14 +202,10 @@ export class ResponsesLive implements LiveAnswer {
     const shell = partialResponse(d);
     this.start(out, shell);
     const add = this.turn.note(d);
-    if (add.reasoning !== undefined && !this.message)
-      this.reasoning(
-        out,
-        outputItems(
-          { ...shell, message: { ...shell.message, reasoning_content: add.reasoning } },
-          this.request,
-        )[0]!,
-      );
+    if (add.reasoning !== undefined)
+      this.reasoning(out, this.reasoningItem(d.id, d.promptTokens, add.reasoning), add.reasoning);
+    if (add.content && this.thinking)
+      this.closeReasoning(out, this.reasoningItem(d.id, d.promptTokens, this.turn.reasoning ?? ""));
     if (add.content) this.text(out, d.id, add.content);
     return out;
   }
@@ -208,9 +224,13 @@ export class ResponsesLive implements LiveAnswer {
         status: "completed",
         content: [{ type: "output_text", text: this.turn.content, annotations: [], logprobs: [] }],
       });
+    // Reasoning streamed for a turn that ended with none (a divergence) still gets its item closed.
+    if (this.thinking && !items.some((i) => i["type"] === "reasoning"))
+      this.closeReasoning(out, this.reasoningItem(r.id, r.usage.promptTokens, this.turn.reasoning ?? ""));
     for (const item of items) {
       if (item["type"] === "reasoning") {
-        if (rest.reasoning !== null && !this.message) this.reasoning(out, item);
+        if (rest.reasoning !== null && !this.message) this.reasoning(out, item, rest.reasoning);
+        this.closeReasoning(out, item);
       } else if (item["type"] === "message") {
         if (rest.content !== "" || !this.message) this.text(out, r.id, rest.content);
         const text: string = item["content"][0].text;
