@@ -4,12 +4,13 @@
  * to the runtime by the rollout and shown read-only at the same path.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { registerRuntime } from "../../packages/core/src/runtimes/index.ts";
 import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
+import { importRoots } from "../../packages/core/src/runtimes/sandbox/program-files.ts";
 import { SandboxRuntime } from "../../packages/core/src/runtimes/sandbox.ts";
 import { SubprocessRuntime } from "../../packages/core/src/runtimes/subprocess.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
@@ -53,6 +54,57 @@ test(
       assert.notEqual((await without.run(["cat", file])).exitCode, 0, "hidden unless named");
     } finally {
       await without.stop();
+    }
+  },
+);
+
+/** A project folder the sandbox uid can enter: a Node program, the package it imports, a secret. */
+function nodeProject(): { file: string; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "envroll-project-"));
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, "node_modules", "greeter"), { recursive: true });
+  writeFileSync(join(dir, "node_modules", "greeter", "package.json"), '{"name":"greeter","main":"index.js"}');
+  writeFileSync(
+    join(dir, "node_modules", "greeter", "index.js"),
+    "module.exports = 'hello from a package';\n",
+  );
+  mkdirSync(join(dir, "src"));
+  writeFileSync(join(dir, "src", "agent.mjs"), "import g from 'greeter';\nconsole.log(g);\n");
+  writeFileSync(join(dir, "answers.txt"), "42\n");
+  return { file: join(dir, "src", "agent.mjs"), dir };
+}
+
+test("a program's import roots: node_modules folders above it, and the virtual environment it sits in", () => {
+  const { file, dir } = nodeProject();
+  assert.deepEqual(
+    importRoots(file).filter((d) => d.startsWith(dir)),
+    [join(dir, "node_modules")],
+  );
+  mkdirSync(join(dir, "venv", "bin"), { recursive: true });
+  writeFileSync(join(dir, "venv", "pyvenv.cfg"), "home = /usr/bin\n");
+  assert.ok(importRoots(join(dir, "venv", "bin", "python")).includes(join(dir, "venv")));
+});
+
+test(
+  "a Node program in the sandbox imports its packages; the rest of its project stays hidden",
+  { skip },
+  async () => {
+    const { file, dir } = nodeProject();
+    const rt = new SandboxRuntime({ type: "sandbox" }, { readOnlyPaths: [file] });
+    await rt.start();
+    try {
+      const run = await rt.run([process.execPath, file]);
+      assert.equal(run.exitCode, 0, run.stderr);
+      assert.equal(run.stdout, "hello from a package\n");
+      assert.notEqual((await rt.run(["cat", join(dir, "answers.txt")])).exitCode, 0, "not shown");
+      const write = await rt.run([
+        "sh",
+        "-c",
+        `echo x > ${join(dir, "node_modules", "greeter", "index.js")}`,
+      ]);
+      assert.notEqual(write.exitCode, 0, "packages are read-only");
+    } finally {
+      await rt.stop();
     }
   },
 );

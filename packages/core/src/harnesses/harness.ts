@@ -53,8 +53,8 @@ export interface Harness {
   readonly drivesUserTurns?: boolean;
   /**
    * What the default runtime (`harness.runtime.type = "auto"`) is for it: "sandbox" when the
-   * model gets a shell the sandbox can contain, "unisolated" when an external program (which may
-   * give the model one) must run on the host, said at run start; absent is "none".
+   * model gets a shell the sandbox can contain, "program" for an external agent program (the
+   * sandbox with the network shared); absent is "none".
    */
   isolation?(config: HarnessConfig): Isolation;
   /** Toolsets the harness adds to the task's (e.g. bash and edit for programs that use MCP). */

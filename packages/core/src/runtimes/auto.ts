@@ -15,9 +15,9 @@ import type { RuntimeSpec } from "./runtime.ts";
 /**
  * How a harness wants "auto" resolved (Harness.isolation): "sandbox" for in-process shells,
  * "program" for an external program that needs the network to reach the interception server,
- * "unisolated" for one that cannot run sandboxed yet (said at run start), "none" without tools.
+ * "none" without tools.
  */
-export type Isolation = "sandbox" | "program" | "unisolated" | "none";
+export type Isolation = "sandbox" | "program" | "none";
 
 /**
  * The sandbox's defaults are sized for one short program (code-golf: 10 s of CPU, 1 GiB); a
@@ -70,11 +70,6 @@ export async function resolveAutoRuntime(
   if (isolation === "none") return { spec: { type: "subprocess" }, unisolated: null };
   const hostWide =
     "this run's output folder (answers included), dataset files, other rollouts' working folders and the environment servers' credential in /proc";
-  if (isolation === "unisolated")
-    return {
-      spec: { type: "subprocess" },
-      unisolated: `harness "${harnessId}" runs its agent program, and any tool it gives the model, UNISOLATED on this host, where it can read ${hostWide}; set harness.runtime = { type = "sandbox", network = true } to contain it, or type = "subprocess" to accept this`,
-    };
   const probed = await probe();
   if (probed.ok)
     return {

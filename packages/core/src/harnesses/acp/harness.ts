@@ -15,8 +15,9 @@ function acpHarness(id: string, plan: (config: AcpConfig) => Promise<AcpPlan>): 
     // The user simulator's replies are further prompts in the rollout's one ACP session.
     supportsUserSim: true,
     drivesUserTurns: true,
-    // The agent runs in the rollout's runtime and must reach the interception server.
-    isolation: () => "unisolated",
+    // The agent gives the model a shell: by default it runs in the sandbox with the network shared
+    // (it must reach the interception server), its install shown read-only (install.ts mirrors it).
+    isolation: () => "program",
     async run(ctx) {
       const { runAcp } = await import("./run.ts");
       await runAcp(ctx, await plan(ctx.config.acp ?? {}));

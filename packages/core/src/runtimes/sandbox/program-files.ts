@@ -7,8 +7,13 @@
  * 0700 temp folder, /root) cannot be bound directly. Such a file is copied into a staging folder
  * the sandbox uid can read, and the copy is bound at the original path. Files the sandbox uid can
  * already reach are bound in place (no copy of a large argument file per rollout).
+ *
+ * A program also needs what it imports: a Node script resolves packages from the `node_modules`
+ * folders above it, a Python interpreter inside a virtual environment reads that environment's
+ * site-packages. Those folders (code, never task data) are shown read-only too, in place, when
+ * the sandbox uid can reach them; otherwise the program's import error says what to bind.
  */
-import { type Stats, statSync } from "node:fs";
+import { existsSync, type Stats, statSync } from "node:fs";
 import { chmod, copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -41,8 +46,23 @@ export function reachable(file: string, owner: Pick<SandboxSpec, "uid" | "gid">)
   }
 }
 
+/** The `node_modules` folders above `file` and the virtual environment it sits in, if any. */
+export function importRoots(file: string): string[] {
+  const roots: string[] = [];
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const modules = join(dir, "node_modules");
+    if (existsSync(modules) && statSync(modules).isDirectory()) roots.push(modules);
+    if (existsSync(join(dir, "pyvenv.cfg"))) roots.push(dir);
+    if (dir === dirname(dir)) return roots;
+  }
+}
+
 export async function showProgramFiles(files: readonly string[], spec: SandboxSpec): Promise<ProgramFiles> {
-  const binds: (readonly [string, string])[] = [];
+  // Folders first: a program file inside one (a venv's bin/python) is bound over it afterwards.
+  const roots = new Set(files.flatMap(importRoots).filter((d) => !d.startsWith("/usr/")));
+  const binds: (readonly [string, string])[] = [...roots]
+    .filter((d) => !isRoot() || reachable(d, spec))
+    .map((d) => [d, d] as const);
   let staging: string | null = null;
   for (const [i, file] of files.entries()) {
     if (!isRoot() || reachable(file, spec)) {
