@@ -14,7 +14,10 @@
  *   which only the environment servers' credential (`VF_STATE_SECRET`) reads;
  * - `/mcp/<server>` — the rollout's toolset `<server>` as a stateless streamable-HTTP MCP server.
  */
-import { HttpError, sendJson } from "../http/index.ts";
+// The leaf modules, not http/index.ts: the barrel loads listen.ts (node:http), and a rollout
+// without an interception server (single-turn evals over plain HTTP) must not load it.
+import { HttpError } from "../http/error.ts";
+import { sendJson } from "../http/reply.ts";
 import type { InterceptionRoute, RouteContext } from "../interception/route.ts";
 import { noteGuard } from "../trace/guard.ts";
 import { attachmentsOf } from "./attach.ts";
