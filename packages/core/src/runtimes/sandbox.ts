@@ -11,15 +11,7 @@
 import { rm } from "node:fs/promises";
 import { SandboxError } from "../errors.ts";
 import { LivePrograms, newReapTag, REAP_MARKER, reapTagged } from "./reap.ts";
-import type {
-  InteractiveCommand,
-  InteractiveOptions,
-  ProgramResult,
-  ReapReport,
-  RunOptions,
-  Runtime,
-  RuntimeSpec,
-} from "./runtime.ts";
+import type * as R from "./runtime.ts";
 import { bwrapCommand, isRoot, unsandboxedCommand } from "./sandbox/command.ts";
 import { type ProbeResult, probeSandbox, which } from "./sandbox/probe.ts";
 import { type ProgramFiles, reachable, showProgramFiles } from "./sandbox/program-files.ts";
@@ -38,7 +30,7 @@ export interface SandboxContext {
 
 let warnedUnsandboxed = false;
 
-export class SandboxRuntime implements Runtime {
+export class SandboxRuntime implements R.Runtime {
   readonly kind = "sandbox";
   readonly spec: SandboxSpec;
   private dir: string | null = null;
@@ -51,7 +43,7 @@ export class SandboxRuntime implements Runtime {
   private readonly programFiles: readonly string[];
   private files: ProgramFiles | null = null;
 
-  constructor(spec: Partial<SandboxSpec> | RuntimeSpec = {}, ctx: SandboxContext = {}) {
+  constructor(spec: Partial<SandboxSpec> | R.RuntimeSpec = {}, ctx: SandboxContext = {}) {
     const parsed = SandboxSpecSchema.safeParse(spec);
     if (!parsed.success)
       throw new SandboxError(
@@ -103,7 +95,7 @@ export class SandboxRuntime implements Runtime {
    * kills everything left in the namespace (setsid and double forks included). Unsandboxed there
    * is no namespace, and the marker variable is followed instead.
    */
-  async reap(): Promise<ReapReport> {
+  async reap(): Promise<R.ReapReport> {
     await this.live.settle();
     if (!this.unsandboxed) return { killed: 0, how: "pid-namespace" };
     const killed = this.live.started ? await reapTagged(this.tag, this.dir) : [];
@@ -165,8 +157,8 @@ export class SandboxRuntime implements Runtime {
   interactiveCommand(
     argv: string[],
     env?: Record<string, string>,
-    options: InteractiveOptions = {},
-  ): InteractiveCommand {
+    options: R.InteractiveOptions = {},
+  ): R.InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
     const readOnly = options.readOnly ?? [];
     for (const p of readOnly)
@@ -183,7 +175,7 @@ export class SandboxRuntime implements Runtime {
     };
   }
 
-  async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
+  async run(argv: string[], options: R.RunOptions = {}): Promise<R.ProgramResult> {
     if (argv.length === 0) throw new SandboxError("empty argv");
     const workdir = this.workdir;
     const cwd = options.cwd ? lexicalPath(workdir, options.cwd) : workdir;
@@ -207,6 +199,6 @@ export class SandboxRuntime implements Runtime {
 }
 
 /** Registry factory (`harness.runtime = { type = "sandbox", … }`); see src/runtimes/index.ts. */
-export function createSandboxRuntime(spec: RuntimeSpec, ctx: SandboxContext = {}): Runtime {
+export function createSandboxRuntime(spec: R.RuntimeSpec, ctx: SandboxContext = {}): R.Runtime {
   return new SandboxRuntime(spec, ctx);
 }

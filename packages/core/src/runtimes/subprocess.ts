@@ -13,14 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { SandboxError } from "../errors.ts";
 import { LivePrograms, newReapTag, REAP_MARKER, reapTagged } from "./reap.ts";
-import type {
-  InteractiveCommand,
-  ProgramResult,
-  ReapReport,
-  RunOptions,
-  Runtime,
-  RuntimeSpec,
-} from "./runtime.ts";
+import type * as R from "./runtime.ts";
 import { spawnProgram } from "./spawn.ts";
 
 /** Inherited from the host environment by default: what programs need to find tools and decode text. */
@@ -34,7 +27,7 @@ export interface SubprocessOptions {
   forwardEnv?: readonly string[];
 }
 
-export class SubprocessRuntime implements Runtime {
+export class SubprocessRuntime implements R.Runtime {
   readonly kind = "subprocess";
   private dir: string | null = null;
   private started = false;
@@ -70,7 +63,7 @@ export class SubprocessRuntime implements Runtime {
     this.started = true;
   }
 
-  async reap(): Promise<ReapReport> {
+  async reap(): Promise<R.ReapReport> {
     await this.live.settle();
     const killed = this.live.started ? await reapTagged(this.tag, this.dir) : [];
     return { killed: killed.length, how: "marker" };
@@ -115,7 +108,7 @@ export class SubprocessRuntime implements Runtime {
   }
 
   /** The host is visible as it is: `readOnly` paths need no showing. */
-  interactiveCommand(argv: string[], env?: Record<string, string>): InteractiveCommand {
+  interactiveCommand(argv: string[], env?: Record<string, string>): R.InteractiveCommand {
     if (argv.length === 0) throw new SandboxError("empty argv");
     // Tagged like `run`'s programs: an ACP agent started this way, and whatever it detaches, is
     // reaped before grading too (a colocated server started this way is closed before that).
@@ -123,7 +116,7 @@ export class SubprocessRuntime implements Runtime {
     return { argv, env: { ...this.environment(env), [REAP_MARKER]: this.tag }, cwd: this.workdir };
   }
 
-  async run(argv: string[], options: RunOptions = {}): Promise<ProgramResult> {
+  async run(argv: string[], options: R.RunOptions = {}): Promise<R.ProgramResult> {
     if (argv.length === 0) throw new SandboxError("empty argv");
     await this.ensureDir();
     const run = spawnProgram(argv, {
@@ -141,9 +134,9 @@ export class SubprocessRuntime implements Runtime {
 }
 
 export function createSubprocessRuntime(
-  spec: RuntimeSpec,
+  spec: R.RuntimeSpec,
   ctx: { forwardEnv?: readonly string[] } = {},
-): Runtime {
+): R.Runtime {
   const limit = spec["output_limit_bytes"];
   return new SubprocessRuntime({
     outputLimitBytes: typeof limit === "number" ? limit : undefined,

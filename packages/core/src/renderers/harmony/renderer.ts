@@ -5,16 +5,7 @@
  * bridge (bridge.ts).
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type {
-  BridgeArgs,
-  BridgedTokens,
-  ParsedResponse,
-  RenderedTokens,
-  Renderer,
-  RenderMessage,
-  RenderOptions,
-  RenderTool,
-} from "../renderer.ts";
+import type * as R from "../renderer.ts";
 import { tokenizeSegments } from "../shared/attribution.ts";
 import { assertWellFormed, messageRoles } from "../shared/messages.ts";
 import { bridgeHarmony } from "./bridge.ts";
@@ -43,7 +34,7 @@ function today(): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
-export class GptOssRenderer implements Renderer {
+export class GptOssRenderer implements R.Renderer {
   readonly name = "gpt-oss";
   readonly stopTokenIds: number[] = [...HARMONY_STOP_IDS];
   readonly tokenizer: Tokenizer;
@@ -67,7 +58,7 @@ export class GptOssRenderer implements Renderer {
     };
   }
 
-  render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
+  render(messages: R.RenderMessage[], options: R.RenderOptions = {}): R.RenderedTokens {
     if (messages.length === 0) throw new Error("gpt-oss render: no messages provided");
     assertWellFormed(messages);
     const segments = renderHarmony(
@@ -84,11 +75,11 @@ export class GptOssRenderer implements Renderer {
     };
   }
 
-  parse(completionIds: number[], _options?: { tools?: RenderTool[] | null }): ParsedResponse {
+  parse(completionIds: number[], _options?: { tools?: R.RenderTool[] | null }): R.ParsedResponse {
     return parseHarmonyCompletion(this.tokenizer, completionIds);
   }
 
-  bridge(...args: BridgeArgs): BridgedTokens | null {
+  bridge(...args: R.BridgeArgs): R.BridgedTokens | null {
     return bridgeHarmony(this.tokenizer, ...args);
   }
 

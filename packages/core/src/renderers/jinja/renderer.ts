@@ -25,16 +25,7 @@ import type { Tokenizer } from "../../tokenizer/index.ts";
 import { parseDeepSeekToolCalls } from "../deepseek/tool-calls.ts";
 import { parseLlama3ToolCalls } from "../llama/tool-calls.ts";
 import { parseHermesToolCalls } from "../qwen3/hermes-tool-calls.ts";
-import type {
-  BridgeArgs,
-  BridgedTokens,
-  ParsedResponse,
-  RenderedTokens,
-  Renderer,
-  RenderMessage,
-  RenderOptions,
-  RenderTool,
-} from "../renderer.ts";
+import type * as R from "../renderer.ts";
 import type { Segment } from "../shared/attribution.ts";
 import { assertWellFormed, contentText, messageRoles, messageToolNames } from "../shared/messages.ts";
 import { holdsMarker, MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./attribution.ts";
@@ -80,7 +71,7 @@ export interface OwnedText {
   loopEnd: number;
 }
 
-export class JinjaRenderer implements Renderer {
+export class JinjaRenderer implements R.Renderer {
   readonly name: string;
   readonly family: string;
   readonly stopTokenIds: number[];
@@ -166,8 +157,8 @@ export class JinjaRenderer implements Renderer {
 
   /** The template's context for these inputs (`messagesValue`: the messages, prebuilt). */
   context(
-    messages: readonly RenderMessage[],
-    options: RenderOptions,
+    messages: readonly R.RenderMessage[],
+    options: R.RenderOptions,
     messagesValue?: unknown,
   ): Record<string, unknown> {
     const ctx: Record<string, unknown> = {
@@ -182,13 +173,13 @@ export class JinjaRenderer implements Renderer {
   }
 
   /** The template's text for these inputs (HF `apply_chat_template(tokenize=False)`). */
-  renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
+  renderText(messages: readonly R.RenderMessage[], options: R.RenderOptions = {}): string {
     this.refuseUnrenderedTools(options);
     return this.evaluator.text(this.context(messages, options));
   }
 
   /** Tools the template would silently drop are an error, not a prompt without them. */
-  refuseUnrenderedTools(options: RenderOptions): void {
+  refuseUnrenderedTools(options: R.RenderOptions): void {
     if (options.tools && options.tools.length > 0 && !this.rendersTools)
       throw new UnsupportedError(
         `${this.name}: the chat template has no tool support (it never reads \`tools\` or renders tool calls); ` +
@@ -201,8 +192,8 @@ export class JinjaRenderer implements Renderer {
    * `loops` holds the render's loop records when `record` is set.
    */
   renderOwned(
-    messages: readonly RenderMessage[],
-    options: RenderOptions,
+    messages: readonly R.RenderMessage[],
+    options: R.RenderOptions,
     record = false,
   ): OwnedText & { state?: RenderState | null } {
     const marked = this.renderMarkedText(messages, options, record ? null : undefined);
@@ -223,8 +214,8 @@ export class JinjaRenderer implements Renderer {
    * then what this render leaves for the next.
    */
   renderMarkedText(
-    messages: readonly RenderMessage[],
-    options: RenderOptions,
+    messages: readonly R.RenderMessage[],
+    options: R.RenderOptions,
     previous?: RenderState | null,
   ): (MarkedText & { state?: RenderState }) | null {
     if (!this.markable || (options.tools && holdsMarker(options.tools))) return null;
@@ -246,7 +237,7 @@ export class JinjaRenderer implements Renderer {
     return marked && { ...marked, state: { loops: marked.loops!, values, marked } };
   }
 
-  render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
+  render(messages: R.RenderMessage[], options: R.RenderOptions = {}): R.RenderedTokens {
     assertWellFormed(messages);
     this.refuseUnrenderedTools(options);
     const prompt = options.addGenerationPrompt === true;
@@ -263,12 +254,12 @@ export class JinjaRenderer implements Renderer {
    * part is sampled (and body) from after the generation-prompt opener up to and including its
    * last stop token; other messages' body is where their content string appears in their part.
    */
-  segments(messages: readonly RenderMessage[], owned: OwnedText, from: number, indexBase = 0): Segment[] {
+  segments(messages: readonly R.RenderMessage[], owned: OwnedText, from: number, indexBase = 0): Segment[] {
     return toSegments(owned.text, owned.owner, from, indexBase, this.spans(messages, owned, from));
   }
 
   /** The sampled and body ranges of `owned.text[from:]` (see `segments`). */
-  private spans(messages: readonly RenderMessage[], owned: OwnedText, from: number): Spans {
+  private spans(messages: readonly R.RenderMessage[], owned: OwnedText, from: number): Spans {
     const { text, owner } = owned;
     const sampled: [number, number][] = [];
     const content: [number, number][] = [];
@@ -321,7 +312,7 @@ export class JinjaRenderer implements Renderer {
     return best >= 0 ? best : text.length;
   }
 
-  parse(completionIds: number[], options?: { tools?: RenderTool[] | null }): ParsedResponse {
+  parse(completionIds: number[], options?: { tools?: R.RenderTool[] | null }): R.ParsedResponse {
     let end = completionIds.findIndex((id) => this.stopTokenIds.includes(id));
     if (end < 0) end = completionIds.length;
     const ids = completionIds.slice(0, end);
@@ -350,7 +341,7 @@ export class JinjaRenderer implements Renderer {
   }
 
   /** See `bridge.ts`: declines (null, with the reason) unless the template is verified stable. */
-  bridge(...args: BridgeArgs): BridgedTokens | null {
+  bridge(...args: R.BridgeArgs): R.BridgedTokens | null {
     return jinjaBridge(this as BridgeContext, ...args);
   }
 

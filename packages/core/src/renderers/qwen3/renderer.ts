@@ -3,16 +3,7 @@
  * per-token attribution, a token-level parser and the prompt bridge.
  */
 import { loadTokenizer, type Tokenizer } from "../../tokenizer/index.ts";
-import type {
-  BridgeArgs,
-  BridgedTokens,
-  ParsedResponse,
-  RenderedTokens,
-  Renderer,
-  RenderMessage,
-  RenderOptions,
-  RenderTool,
-} from "../renderer.ts";
+import type * as R from "../renderer.ts";
 import { SegmentList, tokenizeSegments } from "../shared/attribution.ts";
 import { bridgedTokens, bridgeIds, openBridge } from "../shared/bridge.ts";
 import {
@@ -41,7 +32,7 @@ export interface Qwen3RendererConfig {
   preserveThinkingBetweenToolCalls?: boolean;
 }
 
-export class Qwen3Renderer implements Renderer {
+export class Qwen3Renderer implements R.Renderer {
   readonly name = "qwen3";
   readonly stopTokenIds: number[] = [QWEN3_IDS.imEnd, QWEN3_IDS.endOfText];
   readonly tokenizer: Tokenizer;
@@ -63,7 +54,7 @@ export class Qwen3Renderer implements Renderer {
     this.pythonReference = this.config.preserveAllThinking || this.config.preserveThinkingBetweenToolCalls;
   }
 
-  render(messages: RenderMessage[], options: RenderOptions = {}): RenderedTokens {
+  render(messages: R.RenderMessage[], options: R.RenderOptions = {}): R.RenderedTokens {
     if (messages.length === 0) throw new Error("qwen3 render: no messages provided");
     assertWellFormed(messages);
     const enableThinking = options.enableThinking ?? this.config.enableThinking;
@@ -119,7 +110,7 @@ export class Qwen3Renderer implements Renderer {
     };
   }
 
-  parse(completionIds: number[], _options?: { tools?: RenderTool[] | null }): ParsedResponse {
+  parse(completionIds: number[], _options?: { tools?: R.RenderTool[] | null }): R.ParsedResponse {
     return parseQwen3Completion(this.tokenizer, completionIds, this.stopTokenIds);
   }
 
@@ -128,7 +119,9 @@ export class Qwen3Renderer implements Renderer {
    * a synthesized `<|im_end|>` when it was truncated) by the new non-assistant messages and the
    * generation prompt. Only the new part is tokenized, so the cost follows the new tokens.
    */
-  bridge(...[prevPromptIds, prevCompletionIds, newMessages, options = {}]: BridgeArgs): BridgedTokens | null {
+  bridge(
+    ...[prevPromptIds, prevCompletionIds, newMessages, options = {}]: R.BridgeArgs
+  ): R.BridgedTokens | null {
     const decline = openBridge(prevPromptIds, newMessages, options);
     if (!decline) return null;
     assertWellFormed(newMessages);
@@ -175,7 +168,7 @@ export class Qwen3Renderer implements Renderer {
  * HF prints a tool message's `null` content as Python's `None` (the template does not raise
  * there); the Python renderer, and so envroll in Python mode and in bridges, writes "".
  */
-function hfNullToolContent(m: RenderMessage): string | null {
+function hfNullToolContent(m: R.RenderMessage): string | null {
   if (m.role !== "tool" || typeof m.content === "string" || m.content === undefined) return null;
   // Text parts are joined (as the Python renderer does); other values print as Jinja2 prints them.
   if (Array.isArray(m.content) && m.content.every((p) => p && typeof p === "object" && "type" in p))

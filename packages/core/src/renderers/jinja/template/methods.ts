@@ -6,15 +6,7 @@
  * (the library returns undefined, it does not raise) or, for a method the evaluator lacks,
  * `Unsupported`.
  */
-import {
-  pyCapitalize,
-  pyLen,
-  pyLstrip,
-  pyRstrip,
-  pySplit,
-  pyStrip,
-  pyTitle,
-} from "../../../text/python-str.ts";
+import * as text from "../../../text/python-str.ts";
 import { type Dict, Fn, isDict, isInteger, Namespace, typeName, Unsupported } from "./values.ts";
 
 const STRING_METHODS = new Set([
@@ -49,7 +41,7 @@ export function member(obj: unknown, key: unknown): unknown {
     if (isInteger(key)) return obj.at(key);
     if (typeof key !== "string")
       throw new Error(`Cannot access property with non-string/non-number: got ${typeName(key)}`);
-    if (key === "length") return typeof obj === "string" ? pyLen(obj) : obj.length;
+    if (key === "length") return typeof obj === "string" ? text.pyLen(obj) : obj.length;
     if (typeof obj === "string" && STRING_METHODS.has(key))
       return new Fn((args, kw) => callMethod(obj, key, args, kw));
     return undefined;
@@ -109,15 +101,15 @@ function stringMethod(s: string, name: string, args: unknown[], kw: Map<string, 
       // No argument (or None): Python's whitespace, not JavaScript's `trim` set.
       const chars = typeof args[0] === "string" ? args[0] : undefined;
       return name === "strip"
-        ? pyStrip(s, chars)
+        ? text.pyStrip(s, chars)
         : name === "lstrip"
-          ? pyLstrip(s, chars)
-          : pyRstrip(s, chars);
+          ? text.pyLstrip(s, chars)
+          : text.pyRstrip(s, chars);
     }
     case "title":
-      return pyTitle(s);
+      return text.pyTitle(s);
     case "capitalize":
-      return pyCapitalize(s);
+      return text.pyCapitalize(s);
     case "startswith":
     case "endswith":
       return affix(s, name, args);
@@ -151,7 +143,7 @@ function split(s: string, args: unknown[]): string[] {
   const max = args.length > 1 ? args[1] : -1;
   if (!(typeof sep === "string" || sep === null)) throw new Error("sep argument must be a string or null");
   if (!isInteger(max)) throw new Error("maxsplit argument must be a number");
-  return pySplit(s, sep, max);
+  return text.pySplit(s, sep, max);
 }
 
 function replace(s: string, args: unknown[], kw: Map<string, unknown> | null): string {
