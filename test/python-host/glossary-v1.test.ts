@@ -9,46 +9,44 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
-import { contentText } from "../../packages/core/src/types.ts";
+import { contentText, type Message } from "../../packages/core/src/types.ts";
+import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
 import { needsRealV1, real } from "./real-v1.ts";
 
-/** Calls `facts_lookup` for the entity in the prompt, then answers with what the tool said (or guesses). */
-class LookupClient implements Client {
-  readonly kind = "eval" as const;
-  readonly tools: string[][] = [];
-  constructor(private readonly useTool: boolean) {}
-  async getResponse(req: ModelRequest): Promise<ModelResponse> {
-    this.tools.push(req.tools.map((t) => t.name));
-    const last = req.messages.at(-1)!;
-    const entity = /look up "([^"]+)"/.exec(
-      contentText(req.messages.find((m) => m.role === "user")!.content),
-    )![1]!;
-    const message =
-      this.useTool && last.role !== "tool"
-        ? {
-            role: "assistant" as const,
-            content: "",
-            tool_calls: [{ id: "call_0", name: "facts_lookup", arguments: JSON.stringify({ name: entity }) }],
-          }
-        : {
-            role: "assistant" as const,
-            content: `<answer>${last.role === "tool" ? contentText(last.content) : "no idea"}</answer>`,
-          };
-    return {
-      id: "g",
-      model: "m",
-      message,
-      finishReason: "stop",
-      usage: { promptTokens: 1, completionTokens: 1 },
-      tokens: null,
-    };
-  }
-  async abort(): Promise<void> {}
-  async close(): Promise<void> {}
+/** The prompt's first user message, matched against `pattern`: the entity or word it names. */
+function promptArg(messages: readonly Message[], pattern: RegExp): string {
+  return pattern.exec(contentText(messages.find((m) => m.role === "user")!.content))![1]!;
 }
+
+/**
+ * Calls `tool` with the argument the prompt names (when `useTool`), then answers with what the
+ * tool said; `answer` wraps that reply, or says what the model answers without the tool.
+ */
+function toolThenAnswer(
+  tool: string,
+  pattern: RegExp,
+  args: (arg: string) => unknown,
+  answer: (toolReply: string | null) => string,
+  useTool = true,
+): ScriptedClient {
+  return new ScriptedClient((messages) => {
+    const last = messages.at(-1)!;
+    if (useTool && last.role !== "tool") return callTool(tool, args(promptArg(messages, pattern)), "call_0");
+    return say(answer(last.role === "tool" ? contentText(last.content) : null));
+  });
+}
+
+/** Calls `facts_lookup` for the entity in the prompt, then answers with what the tool said (or guesses). */
+const lookupClient = (useTool: boolean) =>
+  toolThenAnswer(
+    "facts_lookup",
+    /look up "([^"]+)"/,
+    (name) => ({ name }),
+    (reply) => `<answer>${reply ?? "no idea"}</answer>`,
+    useTool,
+  );
 
 test(
   "glossary_v1: the task's MCP toolset is offered, called, and rewarded as verifiers does",
@@ -70,14 +68,15 @@ test(
     );
     assert.equal(env.tasks.length, Object.keys(facts).length);
     for (const [i, task] of env.tasks.entries()) {
-      const client = new LookupClient(true);
+      const client = lookupClient(true);
       const [t] = await env.runGroup(i, 1, { client });
       assert.deepEqual(t!.errors, [], `task ${i}`);
-      assert.ok(client.tools[0]!.includes("facts_lookup"), client.tools[0]!.join(","));
+      const offered = client.requests[0]!.tools.map((t) => t.name);
+      assert.ok(offered.includes("facts_lookup"), offered.join(","));
       const tool = t!.nodes.find((n) => n.message.role === "tool")!;
       assert.equal(contentText(tool.message.content as string), (task as { answer?: string }).answer);
       assert.deepEqual(t!.rewards, { looked_up: 1 });
-      const [skip] = await env.runGroup(i, 1, { client: new LookupClient(false) });
+      const [skip] = await env.runGroup(i, 1, { client: lookupClient(false) });
       assert.deepEqual(skip!.rewards, { looked_up: 0 });
     }
     assert.deepEqual(
@@ -88,33 +87,13 @@ test(
 );
 
 /** Calls `scratchpad_roundtrip` with the word in the prompt, then answers with the tool's result. */
-class RoundtripClient implements Client {
-  readonly kind = "eval" as const;
-  async getResponse(req: ModelRequest): Promise<ModelResponse> {
-    const last = req.messages.at(-1)!;
-    const word = /word="([^"]+)"/.exec(
-      contentText(req.messages.find((m) => m.role === "user")!.content),
-    )![1]!;
-    const message =
-      last.role !== "tool"
-        ? {
-            role: "assistant" as const,
-            content: "",
-            tool_calls: [{ id: "call_0", name: "scratchpad_roundtrip", arguments: JSON.stringify({ word }) }],
-          }
-        : { role: "assistant" as const, content: contentText(last.content) };
-    return {
-      id: "s",
-      model: "m",
-      message,
-      finishReason: "stop",
-      usage: { promptTokens: 1, completionTokens: 1 },
-      tokens: null,
-    };
-  }
-  async abort(): Promise<void> {}
-  async close(): Promise<void> {}
-}
+const roundtripClient = () =>
+  toolThenAnswer(
+    "scratchpad_roundtrip",
+    /word="([^"]+)"/,
+    (word) => ({ word }),
+    (reply) => reply ?? "",
+  );
 
 test(
   "scratchpad_v1: a taskset-level shared toolset keeps each rollout's state apart",
@@ -133,7 +112,7 @@ test(
     );
     // Eight rollouts at once on the one shared server instance: each must read back its own word.
     const runs = await Promise.all(
-      env.tasks.slice(0, 8).map((_, i) => env.runGroup(i, 1, { client: new RoundtripClient() })),
+      env.tasks.slice(0, 8).map((_, i) => env.runGroup(i, 1, { client: roundtripClient() })),
     );
     for (const [t] of runs) {
       assert.deepEqual(t!.errors, []);
