@@ -48,7 +48,7 @@ test(
       [
         'model = "m"',
         'harness = { id = "null" }',
-        `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("alphabet_sort_v1"))} }`,
+        v1.pythonToml("alphabet_sort_v1"),
         'taskset = { id = "alphabet_sort_v1", task = { similarity_power = 4 } }',
       ].join("\n"),
     );

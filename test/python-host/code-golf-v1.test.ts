@@ -25,7 +25,7 @@ test("code_golf_v1: runtime metrics and group rewards equal verifiers' own", nee
         'model = "m"',
         "num_rollouts = 4",
         'harness = { id = "null", runtime = { type = "subprocess" } }',
-        `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("code_golf_v1"))} }`,
+        v1.pythonToml("code_golf_v1"),
         'taskset = { id = "code_golf_v1" }',
       ].join("\n"),
     ),

@@ -41,7 +41,7 @@ test("envroll eval runs reverse_text_v1's own code, token-level, and says so", n
   writeFileSync(
     cfg,
     [
-      `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("reverse_text_v1"))} }`,
+      v1.pythonToml("reverse_text_v1"),
       `taskset = { id = "PrimeIntellect/reverse-text-v1@0.1.0", dataset_name = ${JSON.stringify(data)} }`,
       'harness = { id = "null" }',
     ].join("\n"),

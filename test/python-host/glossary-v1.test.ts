@@ -13,7 +13,18 @@ import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { contentText, type Message } from "../../packages/core/src/types.ts";
 import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
-import { needsRealV1, real } from "./real-v1.ts";
+import { needsRealV1, type RealV1, real } from "./real-v1.ts";
+
+/** The named verifiers environment, unchanged, behind envroll's default harness. */
+async function v1Environment(v1: RealV1, name: string) {
+  const toml = [
+    'model = "m"',
+    'harness = { id = "default" }',
+    v1.pythonToml(name),
+    `taskset = { id = "${name}" }`,
+  ];
+  return loadEnvironment(await loadConfig(toml.join("\n")));
+}
 
 /** The prompt's first user message, matched against `pattern`: the entity or word it names. */
 function promptArg(messages: readonly Message[], pattern: RegExp): string {
@@ -56,16 +67,7 @@ test(
     const facts: Record<string, string> = JSON.parse(
       readFileSync(join(v1.src, "environments/glossary_v1/glossary_v1/servers/facts.json"), "utf8"),
     );
-    const env = await loadEnvironment(
-      await loadConfig(
-        [
-          'model = "m"',
-          'harness = { id = "default" }',
-          `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("glossary_v1"))} }`,
-          'taskset = { id = "glossary_v1" }',
-        ].join("\n"),
-      ),
-    );
+    const env = await v1Environment(v1, "glossary_v1");
     assert.equal(env.tasks.length, Object.keys(facts).length);
     for (const [i, task] of env.tasks.entries()) {
       const client = lookupClient(true);
@@ -100,16 +102,7 @@ test(
   needsRealV1,
   async () => {
     const v1 = real();
-    const env = await loadEnvironment(
-      await loadConfig(
-        [
-          'model = "m"',
-          'harness = { id = "default" }',
-          `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("scratchpad_v1"))} }`,
-          'taskset = { id = "scratchpad_v1" }',
-        ].join("\n"),
-      ),
-    );
+    const env = await v1Environment(v1, "scratchpad_v1");
     // Eight rollouts at once on the one shared server instance: each must read back its own word.
     const runs = await Promise.all(
       env.tasks.slice(0, 8).map((_, i) => env.runGroup(i, 1, { client: roundtripClient() })),

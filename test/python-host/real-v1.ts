@@ -11,6 +11,8 @@ export interface RealV1 {
   python: string;
   /** sys.path entries for the host: verifiers, mcp 1.x and the named environments' folders. */
   path(...envs: string[]): string[];
+  /** The config's `python = { … }` line that runs the host with the named environments importable. */
+  pythonToml(...envs: string[]): string;
   src: string;
 }
 
@@ -29,7 +31,10 @@ function probe(): RealV1 | string {
     const last = `${r.stderr ?? r.error?.message ?? ""}`.trim().split("\n").at(-1);
     return `${python} cannot import verifiers.v1 from ${src}: ${last}`;
   }
-  return { python, src, path: (...envs) => [...base, ...envs.map((e) => join(src, "environments", e))] };
+  const path = (...envs: string[]) => [...base, ...envs.map((e) => join(src, "environments", e))];
+  const pythonToml = (...envs: string[]) =>
+    `python = { executable = ${JSON.stringify(python)}, path = ${JSON.stringify(path(...envs))} }`;
+  return { python, src, path, pythonToml };
 }
 
 export const realV1 = probe();

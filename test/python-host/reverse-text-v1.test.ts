@@ -33,7 +33,7 @@ function toml(dir: string, extra = ""): string {
   return [
     'model = "Qwen/Qwen3-8B"',
     'harness = { id = "null" }',
-    `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("reverse_text_v1"))} }`,
+    v1.pythonToml("reverse_text_v1"),
     `taskset = { id = "reverse_text_v1", dataset_name = ${JSON.stringify(dir)}${extra} }`,
   ].join("\n");
 }

@@ -93,7 +93,7 @@ test(
     const toml = [
       MODEL,
       'harness = { id = "null" }',
-      `python = { executable = ${JSON.stringify(v1.python)}, path = ${JSON.stringify(v1.path("code_golf_v1"))} }`,
+      v1.pythonToml("code_golf_v1"),
       'taskset = { id = "code_golf_v1" }',
     ].join("\n");
     const policy: PolicyFn = (ctx) => {
