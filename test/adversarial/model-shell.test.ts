@@ -9,28 +9,15 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { bashEpisode } from "../runtime/helpers/bash-episode.ts";
 import { envFor } from "../runtime/helpers/env.ts";
-import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
 import { vault } from "./vault.ts";
 
 const available = await probeSandbox({ bwrap: null, mode: "auto" });
 const skip = available.ok ? false : `bubblewrap cannot sandbox here: ${available.reason}`;
 
-async function shell(commands: string[]): Promise<TraceRecord> {
-  let turn = 0;
-  const client = new ScriptedClient(() =>
-    turn < commands.length ? callTool("bash", { command: commands[turn] }, `c${turn++}`) : say("done"),
-  );
-  const env = await envFor(vault(false), 'harness.id = "default"');
-  try {
-    assert.equal(env.config.harness.runtime.type, "sandbox");
-    const [r] = await env.runGroup(0, 1, { client });
-    assert.deepEqual(r!.errors, []);
-    return r!;
-  } finally {
-    await env.close();
-  }
-}
+const shell = async (commands: string[]): Promise<TraceRecord> =>
+  bashEpisode(await envFor(vault(false), 'harness.id = "default"'), commands);
 
 test(
   "a model whose shell plants symlinks, result files and a daemon scores as an honest failure",

@@ -11,8 +11,8 @@ import { test } from "node:test";
 import { probeSandbox } from "../../packages/core/src/runtimes/sandbox/probe.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { bashEpisode } from "../runtime/helpers/bash-episode.ts";
 import { envFor } from "../runtime/helpers/env.ts";
-import { callTool, ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
 
 const available = await probeSandbox({ bwrap: null, mode: "auto" });
 const skip = available.ok ? false : `bubblewrap cannot sandbox here: ${available.reason}`;
@@ -35,19 +35,8 @@ const fixme = defineTaskset({
   ],
 });
 
-async function attempt(command: string): Promise<TraceRecord> {
-  let turn = 0;
-  const client = new ScriptedClient(() => (turn++ === 0 ? callTool("bash", { command }, "c1") : say("done")));
-  const env = await envFor(fixme, "", { "harness.id": "default" });
-  try {
-    assert.equal(env.config.harness.runtime.type, "sandbox");
-    const [r] = await env.runGroup(0, 1, { client });
-    assert.deepEqual(r!.errors, []);
-    return r!;
-  } finally {
-    await env.close();
-  }
-}
+const attempt = async (command: string): Promise<TraceRecord> =>
+  bashEpisode(await envFor(fixme, "", { "harness.id": "default" }), [command]);
 
 test(
   "an agent that rewrites the test, plants a reward file and outlives its turn scores as an honest failure",
