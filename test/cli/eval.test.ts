@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
-import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import type { EngineHandle } from "../../packages/engine/src/index.ts";
+import { referenceEngine } from "../engine/reference-engine.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
 import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
 import { lineCount, onlyRunDir, ROOT, runCli, startCli, waitFor } from "./cli-helpers.ts";
@@ -36,11 +36,7 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
   // A slow engine (150 ms per request) so a run can be interrupted midway.
   let slow: EngineHandle;
   before(async () => {
-    slow = await startEngine({
-      policy: "reference",
-      reference: (await builtinReferenceBook()).answer,
-      latencyMs: 150,
-    });
+    slow = await referenceEngine({ latencyMs: 150 });
   });
   after(async () => {
     await slow.close();

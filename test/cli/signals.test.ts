@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
-import { startEngine } from "../../packages/engine/src/index.ts";
+import { referenceEngine } from "../engine/reference-engine.ts";
 import { lineCount, ROOT, waitFor } from "./cli-helpers.ts";
 
 /** Processes whose command line names `marker` (a fresh temp dir), for the orphan check. */
@@ -22,9 +21,7 @@ function processesNaming(marker: string): string[] {
 }
 
 test("SIGTERM to the npx process stops the eval like Ctrl-C: summary written, nothing left running", async () => {
-  const engine = await startEngine({
-    policy: "reference",
-    reference: (await builtinReferenceBook()).answer,
+  const engine = await referenceEngine({
     latencyMs: 150,
     modelName: "Qwen/Qwen3-8B",
   });

@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { EvalClient } from "../../packages/core/src/clients/eval.ts";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { SYSTEM } from "../../packages/core/src/tasksets/reverse-text/index.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import { referenceEngine } from "./reference-engine.ts";
 
 async function chat(url: string, body: unknown) {
   const res = await fetch(`${url}/v1/chat/completions`, {
@@ -61,10 +61,7 @@ describe("engine /v1/chat/completions", { concurrency: true }, () => {
   });
 
   test("the policy sees the same prompt as on /generate: same seed, same reply", async () => {
-    const engine = await startEngine({
-      policy: "reference",
-      reference: (await builtinReferenceBook()).answer,
-    });
+    const engine = await referenceEngine();
     try {
       const messages = [
         { role: "system", content: SYSTEM },

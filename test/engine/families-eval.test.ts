@@ -13,13 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { createRenderer, GptOssRenderer, identifyTemplate } from "../../packages/core/src/renderers/index.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
-import { startEngine } from "../../packages/engine/src/index.ts";
 import { checkpointFolder, type FamilyPackage } from "../checkpoint-folders.ts";
 import { onlyRunDir, runCli } from "../cli/cli-helpers.ts";
+import { referenceEngine } from "./reference-engine.ts";
 
 const CASES: { pkg: FamilyPackage; family: string }[] = [
   { pkg: "qwen3", family: "qwen3" },
@@ -71,10 +70,8 @@ describe("eval reverse-text on the built-in engine, per checkpoint family", () =
       const dir = checkpointFolder(pkg);
       assert.equal(identifyTemplate(loadTokenizer(dir)).family, family);
       const inputs: number[][] = [];
-      const engine = await startEngine({
+      const engine = await referenceEngine({
         model: dir,
-        policy: "reference",
-        reference: (await builtinReferenceBook()).answer,
         onRequest: (body) => inputs.push((body as { input_ids: number[] }).input_ids),
       });
       try {

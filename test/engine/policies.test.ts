@@ -6,9 +6,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { type ChatMessage, type PolicyContext, startEngine } from "../../packages/engine/src/index.ts";
+import { referenceEngine } from "./reference-engine.ts";
 
 const tok = loadTokenizer();
 const SYSTEM = "Reverse the text character-by-character. Put your answer in <reversed_text> tags.";
@@ -32,11 +32,7 @@ async function replies(
 }
 
 test("reference solves reverse-text by code point, with seeded noise on about 30% of replies", async () => {
-  const engine = await startEngine({
-    policy: "reference",
-    reference: (await builtinReferenceBook()).answer,
-    seed: 11,
-  });
+  const engine = await referenceEngine({ seed: 11 });
   try {
     const text = "Jumps café über 🙂 fox, naïve résumé!";
     const want = `<reversed_text>\n${[...text].reverse().join("")}\n</reversed_text><|im_end|>`;

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { JudgeCallRecord } from "../../packages/core/src/judges/call.ts";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
 import { onlyRunDir, runCli } from "../cli/cli-helpers.ts";
+import { referenceEngine } from "../engine/reference-engine.ts";
 
 function runOutputs(out: string) {
   const dir = onlyRunDir(out);
@@ -58,10 +58,7 @@ describe("judged evals through the CLI", { concurrency: true }, () => {
   });
 
   test("--openai: the policy on one engine's /v1/chat/completions, the judge on another's", async () => {
-    const policy = await startEngine({
-      policy: "reference",
-      reference: (await builtinReferenceBook()).answer,
-    });
+    const policy = await referenceEngine();
     const judge = await startEngine({ policy: "judge" });
     try {
       const out = mkdtempSync(join(tmpdir(), "envroll-judged-openai-"));

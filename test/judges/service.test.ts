@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { groupSamples } from "../../packages/core/src/miles/sample.ts";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
 import { servedUrl, startCli } from "../cli/cli-helpers.ts";
+import { referenceEngine } from "../engine/reference-engine.ts";
 import { post } from "../service/http.ts";
 
 async function serve(config: string): Promise<{ url: string; stop(): Promise<void> }> {
@@ -30,7 +30,7 @@ async function serve(config: string): Promise<{ url: string; stop(): Promise<voi
 }
 
 test("a judged group through envroll serve: policy on Miles' engine, verdicts from the judge endpoint", async () => {
-  const policy = await startEngine({ policy: "reference", reference: (await builtinReferenceBook()).answer });
+  const policy = await referenceEngine();
   const judge = await startEngine({ policy: "judge" });
   const dir = mkdtempSync(join(tmpdir(), "envroll-judged-serve-"));
   const config = join(dir, "env.toml");

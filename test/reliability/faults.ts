@@ -3,9 +3,9 @@
  * the way a weight update does, and the checks every finished trace must pass.
  */
 import assert from "node:assert/strict";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
-import { type EngineHandle, type FaultKind, startEngine } from "../../packages/engine/src/index.ts";
+import type { EngineHandle, FaultKind } from "../../packages/engine/src/index.ts";
+import { referenceEngine } from "../engine/reference-engine.ts";
 
 /** Every kind the issue names, at 10 % of /generate requests. */
 export const FAULT_KINDS: FaultKind[] = ["5xx", "429", "408", "reset", "stall", "abort"];
@@ -28,10 +28,8 @@ export const TYPED_FAILURES = new Set([
 ]);
 
 export async function faultyEngine(seed: number): Promise<EngineHandle> {
-  return startEngine({
+  return referenceEngine({
     workers: 2,
-    policy: "reference",
-    reference: (await builtinReferenceBook()).answer,
     seed,
     tokenLatencyMs: 1,
     faults: { rate: FAULT_RATE, kinds: FAULT_KINDS, seed },

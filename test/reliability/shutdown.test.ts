@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
-import { builtinReferenceBook } from "../../packages/core/src/references.ts";
-import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import type { EngineHandle } from "../../packages/engine/src/index.ts";
 import { lineCount, onlyRunDir, servedUrl, startCli, waitFor } from "../cli/cli-helpers.ts";
+import { referenceEngine } from "../engine/reference-engine.ts";
 
 /** Reads NDJSON lines of a streaming POST as they arrive. */
 async function* ndjsonStream(url: string, body: unknown): AsyncGenerator<any> {
@@ -37,11 +37,7 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
   // Slow enough that a group takes a while and requests are in flight when the signal lands.
   let engine: EngineHandle;
   before(async () => {
-    engine = await startEngine({
-      policy: "reference",
-      reference: (await builtinReferenceBook()).answer,
-      tokenLatencyMs: 15,
-    });
+    engine = await referenceEngine({ tokenLatencyMs: 15 });
   });
   after(async () => {
     await engine.close();
