@@ -19,6 +19,14 @@ from .sampling import BadRequest, SamplingParams
 HEALTH_TIMEOUT_S = 60.0
 
 
+def _non_empty(body: dict, key: str) -> str:
+    """The request's `key`, which must be a non-empty string (a 400 naming the key otherwise)."""
+    value = body.get(key)
+    if not isinstance(value, str) or not value:
+        raise BadRequest(f"{key} must be a non-empty string")
+    return value
+
+
 class EngineHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -232,9 +240,7 @@ class Handler(BaseHTTPRequestHandler):
     def update_weight_version(self):
         eng = self.server.engine
         body = self._body()
-        new = body.get("new_version")
-        if not isinstance(new, str) or not new:
-            raise BadRequest("new_version must be a non-empty string")
+        new = _non_empty(body, "new_version")
         if body.get("abort_all_requests", True):  # defaults to aborting, as in current SGLang
             eng.abort(abort_all=True, message="Aborted by /update_weight_version")
         eng.weight_version = new
@@ -243,9 +249,7 @@ class Handler(BaseHTTPRequestHandler):
     def update_weights_from_disk(self):
         eng = self.server.engine
         body = self._body()
-        path = body.get("model_path")
-        if not isinstance(path, str) or not path:
-            raise BadRequest("model_path must be a non-empty string")
+        path = _non_empty(body, "model_path")
         version = body.get("weight_version")
         n_aborted = (
             eng.abort(abort_all=True, message="Aborted by weight update") if body.get("abort_all_requests") else 0

@@ -34,11 +34,18 @@ def _write(path: Path, payload: dict) -> str:
     return str(path)
 
 
-def dump_train(args: Any, rollout_id: int, groups: list, metrics: dict, path: str | None = None) -> str | None:
+def _target(args: Any, kind: str, rollout_id: int, path: str | None) -> Path | None:
+    """Where a dump goes: the explicit path, else `<dump dir>/<kind>_<rollout id>.json`; None when neither is set."""
     directory = dump_dir(args)
     if path is None and directory is None:
         return None
-    target = Path(path) if path else Path(directory) / f"train_{rollout_id:06d}.json"
+    return Path(path) if path else Path(directory) / f"{kind}_{rollout_id:06d}.json"
+
+
+def dump_train(args: Any, rollout_id: int, groups: list, metrics: dict, path: str | None = None) -> str | None:
+    target = _target(args, "train", rollout_id, path)
+    if target is None:
+        return None
     payload = {
         "kind": "train",
         "rollout_id": rollout_id,
@@ -50,10 +57,9 @@ def dump_train(args: Any, rollout_id: int, groups: list, metrics: dict, path: st
 
 
 def dump_eval(args: Any, rollout_id: int, data: dict, metrics: dict, path: str | None = None) -> str | None:
-    directory = dump_dir(args)
-    if path is None and directory is None:
+    target = _target(args, "eval", rollout_id, path)
+    if target is None:
         return None
-    target = Path(path) if path else Path(directory) / f"eval_{rollout_id:06d}.json"
     plain = {
         name: {
             "rewards": entry["rewards"],
