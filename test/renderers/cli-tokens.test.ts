@@ -23,6 +23,16 @@ function cliOp(
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 
+/** `envroll tokens <op> … --jsonl` over `input`: it must exit 0; one parsed result per output line. */
+function cliJsonl(op: string, args: string[], input: string): any[] {
+  const r = cliOp(op, [...args, "--jsonl"], input);
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+}
+
 const visible = casesOf("qwen3_visible.json");
 
 test("tokens render --jsonl: one result per line, bad lines answered with an error and skipped", () => {
@@ -39,12 +49,7 @@ test("tokens render --jsonl: one result per line, bad lines answered with an err
     }),
   );
   lines.splice(2, 0, "{not json", JSON.stringify({ messages: "nope" }));
-  const r = cliOp("render", ["--model", "qwen3", "--jsonl"], `${lines.join("\n")}\n`);
-  assert.equal(r.status, 0, r.stderr);
-  const out = r.stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+  const out = cliJsonl("render", ["--model", "qwen3"], `${lines.join("\n")}\n`);
   assert.equal(out.length, lines.length);
   assert.match(out[2].error, /line 3: /);
   assert.match(out[3].error, /line 4: .*messages/);
@@ -62,12 +67,7 @@ test("tokens parse --jsonl: snake_case tool calls with token_span and status", (
   const input = parses
     .map((c) => JSON.stringify({ completion_ids: c.completion_ids, tools: c.tools }))
     .join("\n");
-  const r = cliOp("parse", ["--jsonl"], input);
-  assert.equal(r.status, 0, r.stderr);
-  const out = r.stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+  const out = cliJsonl("parse", [], input);
   parses.forEach((c, i) => {
     assert.equal(out[i].content, c.parsed.content, c.id);
     assert.equal(out[i].reasoning, c.parsed.reasoning_content, c.id);
@@ -91,12 +91,7 @@ test("tokens bridge --jsonl: ids or null", () => {
       }),
     )
     .join("\n");
-  const r = cliOp("bridge", ["--jsonl"], input);
-  assert.equal(r.status, 0, r.stderr);
-  const out = r.stdout
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
+  const out = cliJsonl("bridge", [], input);
   assert.ok(bridges.some((c) => c.result === null) && bridges.some((c) => c.result !== null));
   bridges.forEach((c, i) => {
     assert.deepEqual(out[i].ids, c.result === null ? null : c.result.token_ids, c.id);
