@@ -25,6 +25,7 @@ import { expandBridged } from "../../packages/core/src/renderers/shared/bridge.t
 import { pyJsonLoads } from "../../packages/core/src/text/py-json.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
+import { trace } from "../miles/traces.ts";
 import { ENDOFTEXT, FuzzGenerator, IM_END } from "./fuzz-gen.ts";
 
 const COUNT = Number(process.env.FUZZ_COUNT ?? 200_000);
@@ -84,12 +85,10 @@ function replies(p: ParsedResponse): RenderMessage[] {
 function fuzzTrace(i: number, prompt: number[], completion: number[], tail: number[]): TraceRecord {
   const ids = [...prompt, ...completion, ...tail];
   const sampled = ids.map((_, k) => k >= prompt.length && k < prompt.length + completion.length);
-  return {
+  // The rest (one completed turn, no nodes, task and rollout 0) is the Miles tests' trace.
+  return trace({
     id: `fuzz-${i}`,
-    task_index: 0,
-    rollout_index: 0,
     task: { type: "Task", data: { idx: 0, prompt: [{ role: "user", content: "q" }], answer: "42" } },
-    nodes: [],
     branches: [
       {
         node_indices: [0, 1],
@@ -102,17 +101,13 @@ function fuzzTrace(i: number, prompt: number[], completion: number[], tail: numb
     reward: i % 2,
     rewards: { correct: i % 2 },
     metrics: {},
-    info: {},
     errors: i % 5 === 0 ? [{ type: "TurnAbortedError", message: "aborted" }] : [],
     stop_condition: i % 5 === 0 ? null : "agent_completed",
     is_completed: i % 5 !== 0,
     is_truncated: completion.at(-1) !== IM_END,
-    num_turns: 1,
     last_reply: "",
     usage: { prompt_tokens: prompt.length, completion_tokens: completion.length, total_tokens: ids.length },
-    timing: { start: 0, end: 1 },
-    attempts: 0,
-  };
+  });
 }
 
 test(
