@@ -21,7 +21,7 @@ import type {
   RenderMessage,
   RenderTool,
 } from "../../packages/core/src/renderers/renderer.ts";
-import { expandBridged } from "../../packages/core/src/renderers/shared/bridge.ts";
+import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { pyJsonLoads } from "../../packages/core/src/text/py-json.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";

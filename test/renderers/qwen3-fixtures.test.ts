@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isDeepStrictEqual as eq } from "node:util";
-import { expandBridged } from "../../packages/core/src/renderers/shared/bridge.ts";
+import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { type Case, expectedRenderIds, loadCases, plain, rendererFor } from "./fixture-cases.ts";
 
 function checkRender(c: Case): string[] {

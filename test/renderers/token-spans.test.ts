@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RenderedTokens } from "../../packages/core/src/renderers/renderer.ts";
-import { expandBridged } from "../../packages/core/src/renderers/shared/bridge.ts";
+import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import {
   contentTokenSpansByRole,
   messageTokenSpans,
   roleTokenSpans,
   tokensByRole,
   tokensPerMessage,
-} from "../../packages/core/src/renderers/shared/token-spans.ts";
+} from "../../packages/core/src/renderers/common/token-spans.ts";
 import { type Case, casesOf, plain, rendererFor } from "./fixture-cases.ts";
 
 function derived(r: RenderedTokens) {

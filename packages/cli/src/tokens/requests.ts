@@ -10,7 +10,7 @@ import type {
   RenderMessage,
   RenderTool,
 } from "envroll/internal/renderers/renderer.ts";
-import { expandBridged } from "envroll/internal/renderers/shared/bridge.ts";
+import { expandBridged } from "envroll/internal/renderers/common/bridge.ts";
 
 export type TokensOp = "render" | "parse" | "bridge";
 

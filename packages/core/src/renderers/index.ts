@@ -29,7 +29,7 @@ export {
   type Span,
   tokensByRole,
   tokensPerMessage,
-} from "./shared/token-spans.ts";
+} from "./common/token-spans.ts";
 
 export interface CreateRendererOptions {
   enableThinking?: boolean;

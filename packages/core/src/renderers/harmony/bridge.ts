@@ -21,9 +21,9 @@
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
 import type { BridgeArgs, BridgedTokens, BridgeOptions, RenderMessage } from "../renderer.ts";
-import { SegmentList, tokenizeSegments } from "../shared/attribution.ts";
-import { bridgedTokens, extendPrompt, openBridge } from "../shared/bridge.ts";
-import { assertWellFormed, messageRoles } from "../shared/messages.ts";
+import { SegmentList, tokenizeSegments } from "../common/attribution.ts";
+import { bridgedTokens, extendPrompt, openBridge } from "../common/bridge.ts";
+import { assertWellFormed, messageRoles } from "../common/messages.ts";
 import { GENERATION_PROMPT, HARMONY_IDS, pushToolResult, pushUser } from "./format.ts";
 import { parseHarmonyCompletion } from "./parse.ts";
 import { harmonyToolNames } from "./render.ts";

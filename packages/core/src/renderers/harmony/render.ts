@@ -17,8 +17,8 @@
  */
 
 import type { RenderMessage, RenderTool } from "../renderer.ts";
-import { SegmentList } from "../shared/attribution.ts";
-import { contentText } from "../shared/messages.ts";
+import { SegmentList } from "../common/attribution.ts";
+import { contentText } from "../common/messages.ts";
 import {
   assertNoChannelTags,
   GENERATION_PROMPT,

@@ -6,8 +6,8 @@
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
 import type * as R from "../renderer.ts";
-import { tokenizeSegments } from "../shared/attribution.ts";
-import { assertWellFormed, messageRoles } from "../shared/messages.ts";
+import { tokenizeSegments } from "../common/attribution.ts";
+import { assertWellFormed, messageRoles } from "../common/messages.ts";
 import { bridgeHarmony } from "./bridge.ts";
 import { DEFAULT_MODEL_IDENTITY, type HarmonySystemConfig } from "./format.ts";
 import { HARMONY_STOP_IDS, parseHarmonyCompletion } from "./parse.ts";

@@ -9,7 +9,7 @@
 
 import { pyJsonDumps } from "../../text/py-json.ts";
 import type { RenderTool } from "../renderer.ts";
-import { jinjaStr } from "../shared/messages.ts";
+import { jinjaStr } from "../common/messages.ts";
 
 type Spec = Record<string, unknown>;
 

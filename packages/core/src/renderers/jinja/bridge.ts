@@ -16,9 +16,9 @@
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
 import type { BridgeArgs, BridgedTokens, RenderMessage, RenderOptions } from "../renderer.ts";
-import { type Segment, tokenizeSegments } from "../shared/attribution.ts";
-import { bridgedTokens, bridgeIds, openBridge } from "../shared/bridge.ts";
-import { messageRoles, messageToolNames } from "../shared/messages.ts";
+import { type Segment, tokenizeSegments } from "../common/attribution.ts";
+import { bridgedTokens, bridgeIds, openBridge } from "../common/bridge.ts";
+import { messageRoles, messageToolNames } from "../common/messages.ts";
 import type { MarkedText } from "./attribution.ts";
 import type { PromptRecords, RenderState } from "./sessions.ts";
 

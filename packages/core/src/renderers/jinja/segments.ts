@@ -2,11 +2,11 @@
  * From a render's per-character owners and its sampled/body ranges to what the tokens carry:
  * `toSegments` cuts the text into attributed segments (the bridge tokenizes a tail that way),
  * `tokenizeOwned` attributes the tokens of a whole render directly — each token by its first
- * character, the rule `tokenizeSegments` applies to segments (shared/attribution.ts), without making
+ * character, the rule `tokenizeSegments` applies to segments (common/attribution.ts), without making
  * the segments and joining them again into the text they came from.
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type { Segment, TokenAttribution } from "../shared/attribution.ts";
+import type { Segment, TokenAttribution } from "../common/attribution.ts";
 
 /** Character ranges `[start, end)` of sampled text and of message bodies. */
 export interface Spans {

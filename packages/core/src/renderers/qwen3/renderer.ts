@@ -4,15 +4,15 @@
  */
 import { loadTokenizer, type Tokenizer } from "../../tokenizer/index.ts";
 import type * as R from "../renderer.ts";
-import { SegmentList, tokenizeSegments } from "../shared/attribution.ts";
-import { bridgedTokens, bridgeIds, openBridge } from "../shared/bridge.ts";
+import { SegmentList, tokenizeSegments } from "../common/attribution.ts";
+import { bridgedTokens, bridgeIds, openBridge } from "../common/bridge.ts";
 import {
   assertWellFormed,
   contentText,
   jinjaStr,
   messageRoles,
   messageToolNames,
-} from "../shared/messages.ts";
+} from "../common/messages.ts";
 import {
   hfTemplateRaises,
   pushAssistant,
