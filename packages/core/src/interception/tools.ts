@@ -69,10 +69,7 @@ export async function executeToolCall<D extends TaskData>(
 
 /** The tool message text of one call (failures included). */
 export async function runToolCall<D extends TaskData>(
-  tools: readonly ToolDefinition<D>[],
-  name: string,
-  rawArguments: string | Record<string, unknown>,
-  ctx: HandlerContext<D>,
+  ...call: Parameters<typeof executeToolCall<D>>
 ): Promise<string> {
-  return (await executeToolCall(tools, name, rawArguments, ctx)).content;
+  return (await executeToolCall(...call)).content;
 }
