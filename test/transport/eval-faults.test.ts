@@ -18,7 +18,7 @@ import {
   SglangTransport,
   type SglangTransportOptions,
 } from "../../packages/core/src/transport/index.ts";
-import { type FaultKind, startEngine } from "../../packages/engine/src/index.ts";
+import { type EngineHandle, type FaultKind, startEngine } from "../../packages/engine/src/index.ts";
 import { untilStarted } from "../engine/wait.ts";
 
 const PROMPT = [151644, 872, 198, 9707, 151645, 198, 151644, 77091, 198];
@@ -36,6 +36,25 @@ function transport(url: string, opts: Partial<SglangTransportOptions>) {
 
 /** A long reply: the renderer's stop ids end the echo at <|im_end|>, even with ignore_eos. */
 const long = () => startEngine({ tokenLatencyMs: 5, policy: () => "x ".repeat(1000) });
+
+/**
+ * Runs `body` with a Qwen3 TrainClient over `engine` (its transport built from `opts` and handed
+ * to `body` for its stats), then closes the client and the engine.
+ */
+async function withClient(
+  engine: EngineHandle,
+  opts: Partial<SglangTransportOptions>,
+  body: (client: TrainClient, t: SglangTransport) => Promise<void>,
+): Promise<void> {
+  const t = transport(engine.url, opts);
+  const client = new TrainClient({ renderer: createRenderer("qwen3"), transport: t });
+  try {
+    await body(client, t);
+  } finally {
+    await client.close();
+    await engine.close();
+  }
+}
 
 const ask = (c: TrainClient, sessionId: string, sampling: Record<string, unknown> = { max_tokens: 16 }) =>
   c.getResponse({ messages: [{ role: "user", content: "go" }], tools: [], sampling, sessionId, turn: 0 });
@@ -93,54 +112,33 @@ test("a stalled request is cut by the deadline and retried into an answer", asyn
 test("engine aborts are retried with retry.onAbort; a training client ends the turn on them", async () => {
   // Seed 1 at 40 %: the 2nd and 4th /generate requests are aborted by the engine.
   const engine = await faulty("abort", 0.4, 1);
-  const evalTransport = transport(engine.url, { retry: { ...FAST, onAbort: true } });
-  const evalClient = new TrainClient({ renderer: createRenderer("qwen3"), transport: evalTransport });
-  try {
+  await withClient(engine, { retry: { ...FAST, onAbort: true } }, async (evalClient, evalTransport) => {
     for (let i = 0; i < 3; i++) assert.notEqual((await ask(evalClient, `e${i}`)).finishReason, "abort");
     const aborted = engine.stats().faults.abort;
     assert.ok(aborted >= 2, `expected the seeded aborts, got ${aborted}`);
     assert.equal(evalTransport.stats.retriesByReason.abort, aborted, "each engine abort is one retry");
     assert.equal(evalTransport.stats.requests, 3 + aborted);
     assert.equal(evalTransport.stats.finishReasons.abort, 0);
-  } finally {
-    await evalClient.close();
-    await engine.close();
-  }
-  const again = await faulty("abort", 0.4, 1);
-  const train = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: transport(again.url, { retry: FAST }),
   });
-  try {
+  const again = await faulty("abort", 0.4, 1);
+  await withClient(again, { retry: FAST }, async (train) => {
     await ask(train, "t0");
     await assert.rejects(ask(train, "t1"), (e: Error) => e instanceof TurnAbortedError);
     assert.equal(again.stats().requests, 2, "the abort was not retried");
-  } finally {
-    await train.close();
-    await again.close();
-  }
+  });
 });
 
 test("an abort that never ends is a TurnAbortedError once the retry budget is spent", async () => {
   const engine = await faulty("abort", 1, 0);
-  const client = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: transport(engine.url, { retry: { ...FAST, maxAttempts: 3, onAbort: true } }),
-  });
-  try {
+  await withClient(engine, { retry: { ...FAST, maxAttempts: 3, onAbort: true } }, async (client) => {
     await assert.rejects(ask(client, "s"), (e: Error) => e.name === "TurnAbortedError");
     assert.equal(engine.stats().requests, 3);
-  } finally {
-    await client.close();
-    await engine.close();
-  }
+  });
 });
 
 test("a weight update on a shared engine aborts an eval's turn, which is retried to its end", async () => {
   const engine = await long();
-  const t = transport(engine.url, { retry: { ...FAST, onAbort: true } });
-  const client = new TrainClient({ renderer: createRenderer("qwen3"), transport: t });
-  try {
+  await withClient(engine, { retry: { ...FAST, onAbort: true } }, async (client, t) => {
     const turn = ask(client, "w", { ignore_eos: true, max_tokens: 120 });
     await untilStarted(engine, 1);
     const r = await fetch(`${engine.url}/update_weight_version`, {
@@ -153,18 +151,13 @@ test("a weight update on a shared engine aborts an eval's turn, which is retried
     assert.equal(answer.tokens?.completionIds.length, 120);
     assert.equal(answer.weightVersion, "v2");
     assert.equal(t.stats.retriesByReason.abort, 1);
-  } finally {
-    await client.close();
-    await engine.close();
-  }
+  });
 });
 
 test("an abort the client sent itself is not retried, even with retry.onAbort", async () => {
   // What Ctrl-C in `envroll eval` does: the turn must end, not start over.
   const engine = await long();
-  const t = transport(engine.url, { retry: { ...FAST, onAbort: true } });
-  const client = new TrainClient({ renderer: createRenderer("qwen3"), transport: t });
-  try {
+  await withClient(engine, { retry: { ...FAST, onAbort: true } }, async (client, t) => {
     const turns = ["a", "b"].map((s) =>
       ask(client, s, { ignore_eos: true, max_tokens: 2000 }).then(
         () => "done",
@@ -178,8 +171,5 @@ test("an abort the client sent itself is not retried, even with retry.onAbort", 
     assert.equal(await turns[1], "TurnAbortedError");
     assert.equal(t.stats.retriesByReason.abort, undefined);
     assert.equal(engine.stats().requests, 2);
-  } finally {
-    await client.close();
-    await engine.close();
-  }
+  });
 });
