@@ -10,10 +10,16 @@ import { H1Client } from "../../packages/core/src/transport/h1.ts";
 import { ReplyReader } from "../../packages/core/src/transport/h1-reply.ts";
 import { createGeneratePool, exchange } from "../../packages/core/src/transport/http.ts";
 
+interface RawServer {
+  port: number;
+  connections: () => number;
+  close(): Promise<void>;
+}
+
 /** A server that answers each request (one per `\r\n\r\n`-terminated head + body) with `reply(n)`. */
 async function rawServer(
   reply: (n: number, socket: Socket) => (string | Buffer)[] | null,
-): Promise<{ port: number; connections: () => number; close(): Promise<void> }> {
+): Promise<RawServer> {
   let count = 0;
   let conns = 0;
   const sockets = new Set<Socket>();
@@ -60,6 +66,21 @@ function pool(port: number, connections = 4): H1Client {
   return p;
 }
 
+/** Runs `body` on a pool of `connections` to `server`, then closes the pool and the server. */
+async function withPool(
+  server: RawServer,
+  connections: number,
+  body: (p: H1Client) => Promise<void>,
+): Promise<void> {
+  const p = pool(server.port, connections);
+  try {
+    await body(p);
+  } finally {
+    await p.destroy();
+    await server.close();
+  }
+}
+
 const post = (p: H1Client, body = '{"x":1}', signal?: AbortSignal, timeoutMs = 10_000) =>
   exchange(p, {
     method: "POST",
@@ -90,17 +111,13 @@ test("content-length, chunked (split anywhere, extensions, trailers) and until-c
     if (n === 3) setTimeout(() => socket.end(), 50);
     return replies[n]!;
   });
-  const p = pool(server.port);
-  try {
+  await withPool(server, 4, async (p) => {
     for (let n = 0; n < replies.length; n++) {
       const r = await post(p);
       assert.equal(r.status, 200, `reply ${n}`);
       assert.equal(r.text, body, `reply ${n}`);
     }
-  } finally {
-    await p.destroy();
-    await server.close();
-  }
+  });
 });
 
 test("sequential requests reuse one connection; a connection the server closed is replaced, not failed", async () => {
@@ -109,24 +126,19 @@ test("sequential requests reuse one connection; a connection the server closed i
     if (n === 1) setTimeout(() => socket.end(), 20);
     return [json(`{"n":${n}}`)];
   });
-  const p = pool(server.port);
-  try {
+  await withPool(server, 4, async (p) => {
     assert.equal((await post(p)).text, '{"n":0}');
     assert.equal((await post(p)).text, '{"n":1}');
     assert.equal(server.connections(), 1);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal((await post(p)).text, '{"n":2}');
     assert.equal(server.connections(), 2);
-  } finally {
-    await p.destroy();
-    await server.close();
-  }
+  });
 });
 
 test("more requests than connections queue; a queued request can be cut without harming the others", async () => {
   const server = await rawServer((n) => [json(`{"n":${n}}`)]);
-  const p = pool(server.port, 2);
-  try {
+  await withPool(server, 2, async (p) => {
     const cut = new AbortController();
     const all = Array.from({ length: 8 }, (_, i) => post(p, `{"i":${i}}`, i === 7 ? cut.signal : undefined));
     cut.abort();
@@ -134,24 +146,17 @@ test("more requests than connections queue; a queued request can be cut without 
     assert.equal(settled.filter((s) => s.status === "fulfilled").length, 7);
     assert.equal((settled[7] as PromiseRejectedResult).reason.name, "RequestCancelledError");
     assert.ok(server.connections() <= 2, `${server.connections()} connections`);
-  } finally {
-    await p.destroy();
-    await server.close();
-  }
+  });
 });
 
 test("a stalled reply is cut by its timeout and the connection is not reused; a UTF-8 BOM is dropped", async () => {
   const server = await rawServer((n) => (n === 0 ? null : [json('\uFEFF{"ok":true}')]));
-  const p = pool(server.port, 1);
-  try {
+  await withPool(server, 1, async (p) => {
     await assert.rejects(post(p, "{}", undefined, 200), { name: "ProviderTimeoutError" });
     const r = await post(p);
     assert.equal(r.text, '{"ok":true}');
     assert.equal(server.connections(), 2);
-  } finally {
-    await p.destroy();
-    await server.close();
-  }
+  });
 });
 
 test("garbage instead of a status line and a reset mid-body are connection errors; header injection is refused", async () => {
@@ -161,8 +166,7 @@ test("garbage instead of a status line and a reset mid-body are connection error
     setTimeout(() => socket.destroy(), 20);
     return null;
   });
-  const p = pool(server.port);
-  try {
+  await withPool(server, 4, async (p) => {
     await assert.rejects(post(p), { name: "ProviderConnectionError", message: /bad status line/ });
     await assert.rejects(post(p), { name: "ProviderConnectionError", message: /closed/ });
     await assert.rejects(
@@ -175,16 +179,12 @@ test("garbage instead of a status line and a reset mid-body are connection error
       }),
       { code: "ERR_HTTP_INVALID_HEADER" },
     );
-  } finally {
-    await p.destroy();
-    await server.close();
-  }
+  });
 });
 
 test("a request cut in the tick it was made is never written: the idle connection serves the next one", async () => {
   const server = await rawServer((n) => [json(`{"n":${n}}`)]);
-  const p = pool(server.port, 1);
-  try {
+  await withPool(server, 1, async (p) => {
     assert.equal((await post(p)).text, '{"n":0}');
     const cut = new AbortController();
     const cutCall = post(p, '{"cut":true}', cut.signal);
@@ -194,10 +194,7 @@ test("a request cut in the tick it was made is never written: the idle connectio
     // it) and the server would have counted it.
     assert.equal((await post(p)).text, '{"n":1}');
     assert.equal(server.connections(), 1);
-  } finally {
-    await p.destroy();
-    await server.close();
-  }
+  });
 });
 
 test("head fields are read in any case and spacing; a bad content-length or header line is a parse error", () => {
