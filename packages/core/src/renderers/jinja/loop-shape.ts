@@ -37,6 +37,22 @@ export function loopShape(node: Node): LoopShape | null {
 
 class Refused extends Error {}
 
+/** Expression node types whose children are all sub-expressions, by the fields holding them. */
+const EXPR_CHILDREN = new Map<string, readonly string[]>([
+  ["TestExpression", ["operand"]],
+  ["KeywordArgumentExpression", ["value"]],
+  ["SpreadExpression", ["argument"]],
+  ["KeywordSpreadExpression", ["argument"]],
+  ["UnaryExpression", ["argument"]],
+  ["BinaryExpression", ["left", "right"]],
+  ["Ternary", ["condition", "trueExpr", "falseExpr"]],
+  ["SelectExpression", ["lhs", "test"]],
+  ["SliceExpression", ["start", "stop", "step"]],
+  ["StringLiteral", []],
+  ["IntegerLiteral", []],
+  ["FloatLiteral", []],
+]);
+
 function computeShape(node: Node): LoopShape | null {
   const loopvar = node.loopvar as Node;
   if (loopvar?.type !== "Identifier" || (node.iterable as Node)?.type === "SelectExpression") return null;
@@ -75,35 +91,6 @@ function computeShape(node: Node): LoopShape | null {
         expr(e.operand);
         filter(e.filter);
         return;
-      case "TestExpression":
-        expr(e.operand);
-        return;
-      case "KeywordArgumentExpression":
-        expr(e.value);
-        return;
-      case "SpreadExpression":
-      case "KeywordSpreadExpression":
-      case "UnaryExpression":
-        expr(e.argument);
-        return;
-      case "BinaryExpression":
-        expr(e.left);
-        expr(e.right);
-        return;
-      case "Ternary":
-        expr(e.condition);
-        expr(e.trueExpr);
-        expr(e.falseExpr);
-        return;
-      case "SelectExpression":
-        expr(e.lhs);
-        expr(e.test);
-        return;
-      case "SliceExpression":
-        expr(e.start);
-        expr(e.stop);
-        expr(e.step);
-        return;
       case "ArrayLiteral":
       case "TupleLiteral":
         for (const x of e.value as unknown[]) expr(x);
@@ -114,12 +101,12 @@ function computeShape(node: Node): LoopShape | null {
           expr(v);
         }
         return;
-      case "StringLiteral":
-      case "IntegerLiteral":
-      case "FloatLiteral":
+      default: {
+        const children = EXPR_CHILDREN.get(e.type);
+        if (!children) throw new Refused(e.type);
+        for (const field of children) expr(e[field]);
         return;
-      default:
-        throw new Refused(e.type);
+      }
     }
   };
   const filter = (f: unknown): void => {
