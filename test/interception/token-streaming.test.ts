@@ -134,25 +134,30 @@ async function call(dialect: string, shape: string, stream: boolean) {
   return { json: null, trace, events, turnsAtFirstText, turnsAtFirstReasoning };
 }
 
-function textOf(e: { data: any }): string {
+/**
+ * What one streamed event adds, in whichever dialect sent it: chat's `delta[chat]`, a Responses
+ * event of type `responses`, or an Anthropic delta of type `anthropic` (its text in `field`).
+ */
+function deltaOf(
+  e: { data: any },
+  chat: string,
+  responses: string,
+  anthropic: string,
+  field: string,
+): string {
   const d = e.data;
   return (
-    d?.choices?.[0]?.delta?.content ??
-    (d?.type === "response.output_text.delta" ? d.delta : undefined) ??
-    (d?.delta?.type === "text_delta" ? d.delta.text : undefined) ??
+    d?.choices?.[0]?.delta?.[chat] ??
+    (d?.type === responses ? d.delta : undefined) ??
+    (d?.delta?.type === anthropic ? d.delta[field] : undefined) ??
     ""
   );
 }
 
-function reasoningOf(e: { data: any }): string {
-  const d = e.data;
-  return (
-    d?.choices?.[0]?.delta?.reasoning_content ??
-    (d?.type === "response.reasoning_summary_text.delta" ? d.delta : undefined) ??
-    (d?.delta?.type === "thinking_delta" ? d.delta.thinking : undefined) ??
-    ""
-  );
-}
+const textOf = (e: { data: any }) =>
+  deltaOf(e, "content", "response.output_text.delta", "text_delta", "text");
+const reasoningOf = (e: { data: any }) =>
+  deltaOf(e, "reasoning_content", "response.reasoning_summary_text.delta", "thinking_delta", "thinking");
 
 function isTerminal(e: { event?: string; data: any }): boolean {
   return e.data === "[DONE]" || e.event === "message_stop" || e.event === "response.completed";
