@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { startEngine } from "../../packages/engine/src/index.ts";
 import { LONG, until, untilStarted } from "./wait.ts";
+import { withEngine } from "./with-engine.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(30).fill(9707), 151645, 198, 151644, 77091, 198];
 
@@ -22,8 +23,7 @@ async function generate(url: string, rid: string, sampling_params: object = {}):
 test("abort by exact rid: partial tokens, finish abort; a rid that is not live aborts nothing, even as a prefix", async () => {
   // SGLang's TokenizerManager (one tokenizer worker, the default) forwards an abort only for a
   // live rid it knows, so a mere prefix of live rids is dropped there.
-  const engine = await startEngine({ tokenLatencyMs: 4 });
-  try {
+  await withEngine({ tokenLatencyMs: 4 }, async (engine) => {
     const rids = ["roll-1:0", "roll-1:1", "roll-2:0"];
     const pending = rids.map((rid) => generate(engine.url, rid, rid === "roll-1:0" ? LONG : {}));
     await untilStarted(engine, 3);
@@ -46,29 +46,23 @@ test("abort by exact rid: partial tokens, finish abort; a rid that is not live a
     assert.equal(out[1].meta_info.finish_reason.type, "stop", "the prefix 'roll-1:' aborted nothing");
     assert.equal(out[2].meta_info.finish_reason.type, "stop");
     assert.equal(engine.stats().aborted, 1);
-  } finally {
-    await engine.close();
-  }
+  });
 });
 
 test("an exact live rid also aborts the live rids it is a prefix of (the scheduler matches by prefix)", async () => {
   // Why clients must use prefix-free rids: aborting `x:1` on SGLang also stops a live `x:10`.
-  const engine = await startEngine({ tokenLatencyMs: 4 });
-  try {
+  await withEngine({ tokenLatencyMs: 4 }, async (engine) => {
     const pending = ["x:1", "x:10", "x:2"].map((rid) => generate(engine.url, rid, LONG));
     await untilStarted(engine, 3);
     await post(engine.url, "/abort_request", { rid: "x:1" });
     await until(() => engine.stats().aborted === 2);
     await post(engine.url, "/abort_request", { rid: "x:2" });
     for (const r of await Promise.all(pending)) assert.equal(r.meta_info.finish_reason.type, "abort");
-  } finally {
-    await engine.close();
-  }
+  });
 });
 
 test("a second request with a live rid is refused with 400 'Duplicate request ID detected'", async () => {
-  const engine = await startEngine({ tokenLatencyMs: 4 });
-  try {
+  await withEngine({ tokenLatencyMs: 4 }, async (engine) => {
     const first = generate(engine.url, "twin", LONG);
     await untilStarted(engine, 1);
     const res = await post(engine.url, "/generate", { input_ids: PROMPT, rid: "twin" });
@@ -78,14 +72,11 @@ test("a second request with a live rid is refused with 400 'Duplicate request ID
     assert.equal((await first).meta_info.finish_reason.type, "abort");
     // Once finished, the rid is free again.
     assert.equal((await generate(engine.url, "twin")).meta_info.finish_reason.type, "stop");
-  } finally {
-    await engine.close();
-  }
+  });
 });
 
 test("an empty rid without abort_all aborts nothing; abort_all aborts everything", async () => {
-  const engine = await startEngine({ tokenLatencyMs: 4 });
-  try {
+  await withEngine({ tokenLatencyMs: 4 }, async (engine) => {
     const a = generate(engine.url, "a");
     await untilStarted(engine, 1);
     await post(engine.url, "/abort_request", { rid: "" });
@@ -94,14 +85,11 @@ test("an empty rid without abort_all aborts nothing; abort_all aborts everything
     await untilStarted(engine, 3);
     await post(engine.url, "/abort_request", { rid: "", abort_all: true });
     for (const r of await Promise.all(pending)) assert.equal(r.meta_info.finish_reason.type, "abort");
-  } finally {
-    await engine.close();
-  }
+  });
 });
 
 test("/update_weight_version sets the label and aborts in-flight requests by default", async () => {
-  const engine = await startEngine({ tokenLatencyMs: 4 });
-  try {
+  await withEngine({ tokenLatencyMs: 4 }, async (engine) => {
     const inflight = generate(engine.url, "w", LONG);
     await untilStarted(engine, 1);
     const res = await post(engine.url, "/update_weight_version", { new_version: "step-7" });
@@ -117,14 +105,11 @@ test("/update_weight_version sets the label and aborts in-flight requests by def
     const k = await kept;
     assert.equal(k.meta_info.finish_reason.type, "length");
     assert.equal(k.meta_info.weight_version, "step-8", "the version at finish is reported");
-  } finally {
-    await engine.close();
-  }
+  });
 });
 
 test("a client that disconnects aborts its request; others are unaffected", async () => {
-  const engine = await startEngine({ tokenLatencyMs: 4 });
-  try {
+  await withEngine({ tokenLatencyMs: 4 }, async (engine) => {
     const ac = new AbortController();
     const stays = generate(engine.url, "stays");
     const leaver = fetch(`${engine.url}/generate`, {
@@ -139,9 +124,7 @@ test("a client that disconnects aborts its request; others are unaffected", asyn
     assert.equal((await stays).meta_info.finish_reason.type, "stop");
     assert.equal(engine.stats().aborted, 1);
     assert.equal(engine.stats().inFlight, 0);
-  } finally {
-    await engine.close();
-  }
+  });
 });
 
 test("pause_generation holds every request until continue_generation; abort mode aborts", async () => {
