@@ -53,3 +53,16 @@ export function completion(message: Record<string, unknown>, finish = "stop") {
     usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
   };
 }
+
+/** Runs `body` against a fake provider answering with `handler`, and closes it after, pass or fail. */
+export async function withProvider(
+  handler: (body: any) => ProviderReply,
+  body: (provider: FakeProvider) => Promise<void>,
+): Promise<void> {
+  const provider = await startProvider(handler);
+  try {
+    await body(provider);
+  } finally {
+    await provider.close();
+  }
+}
