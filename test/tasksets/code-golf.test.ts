@@ -11,12 +11,13 @@ import codeGolf, {
 import { extractProgram, PROGRAM_RE } from "../../packages/core/src/tasksets/code-golf/program.ts";
 import { REFERENCE_SPECS } from "../../packages/core/src/tasksets/code-golf/specs.ts";
 import { readFixture } from "../fixtures.ts";
+import { named } from "./named.ts";
 import { traceView } from "./trace-view.ts";
 
 const fx = readFixture("code_golf_v1.json");
-const metric = codeGolf.metrics!.find((m) => m.name === "evaluate")!;
-const correct = codeGolf.rewards!.find((r) => r.name === "correct")!;
-const group = (name: string) => codeGolf.groupRewards!.find((g) => g.name === name)!;
+const metric = named(codeGolf.metrics, "evaluate");
+const correct = named(codeGolf.rewards, "correct");
+const group = (name: string) => named(codeGolf.groupRewards, name);
 
 /** Per-rollout weighted rewards and totals, as the scoring pipeline would record them. */
 async function scoreGroup(task: CodeGolfData, traces: TraceView[]) {

@@ -8,9 +8,10 @@ import guessNumber, {
   secretFor,
 } from "../../packages/core/src/tasksets/guess-number/index.ts";
 import type { Message } from "../../packages/core/src/types.ts";
+import { named } from "./named.ts";
 import { traceView } from "./trace-view.ts";
 
-const reward = guessNumber.rewards!.find((r) => r.name === "win")!;
+const reward = named(guessNumber.rewards, "win");
 const stop = async (task: GuessNumberData, trace: TraceView) => {
   for (const s of guessNumber.stops!) if (await s.fn({ task, trace, runtime: null })) return s.name;
   return null;

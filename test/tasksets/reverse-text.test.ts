@@ -10,11 +10,12 @@ import reverseText, {
 import { extractReversed } from "../../packages/core/src/tasksets/reverse-text/reward.ts";
 import { pyStrip, reverseCodePoints } from "../../packages/core/src/text/python-str.ts";
 import { readFixture } from "../fixtures.ts";
+import { named } from "./named.ts";
 import { traceView } from "./trace-view.ts";
 
 const fx = readFixture("reverse_text_v1.json");
-const lcs = reverseText.rewards!.find((r) => r.name === "lcs")!;
-const singleTurn = reverseText.stops!.find((s) => s.name === "single_turn")!;
+const lcs = named(reverseText.rewards, "lcs");
+const singleTurn = named(reverseText.stops, "single_turn");
 
 test("prompt format and handler set match the reference", () => {
   assert.equal(SYSTEM, fx.SYSTEM);

@@ -7,6 +7,7 @@ import { evaluate } from "../../packages/core/src/tasksets/tool-math/expression.
 import toolMath, { generateTasks, SYSTEM } from "../../packages/core/src/tasksets/tool-math/index.ts";
 import { parseQuestion, solve, TEMPLATES } from "../../packages/core/src/tasksets/tool-math/problems.ts";
 import { convert } from "../../packages/core/src/tasksets/tool-math/units.ts";
+import { named } from "./named.ts";
 import { traceView } from "./trace-view.ts";
 
 const tools = typeof toolMath.tools === "function" ? [] : toolMath.tools!;
@@ -36,7 +37,7 @@ test("tool schemas are draft-7 JSON schema from zod; bad calls become error text
     tools.map((t) => t.name),
     ["calculate", "convert"],
   );
-  const conv = tools.find((t) => t.name === "convert")!;
+  const conv = named(tools, "convert");
   assert.equal(conv.parameters["$schema"], "http://json-schema.org/draft-07/schema#");
   assert.deepEqual((conv.parameters["required"] as string[]).sort(), ["from_unit", "to_unit", "value"]);
   assert.equal(await runToolCall(tools, "calculate", '{"expression": "6 * 7"}', ctx), "42");
@@ -77,8 +78,8 @@ test("answer parsing and tolerance", () => {
 
 test("reward reads the last reply; tool_calls counts calls across the transcript", async () => {
   const [task] = await generateTasks(1, 0);
-  const correct = toolMath.rewards!.find((r) => r.name === "correct")!;
-  const metric = toolMath.metrics!.find((m) => m.name === "tool_calls")!;
+  const correct = named(toolMath.rewards, "correct");
+  const metric = named(toolMath.metrics, "tool_calls");
   const right = `<answer>${task!.answer.toFixed(2)}</answer>`;
   const trace = traceView({
     lastReply: right,
