@@ -1,18 +1,15 @@
 /** `eval --dry-run`: CLI over TOML over defaults, printed as the re-runnable TOML. */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "smol-toml";
 import { runEval } from "../../packages/cli/src/eval.ts";
+import { tempFile } from "../temp-file.ts";
 import { runCli } from "./cli-helpers.ts";
 
 test("CLI values win over the TOML, which wins over defaults", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "envroll-cfg-"));
-  const file = join(dir, "run.toml");
-  writeFileSync(
-    file,
+  const file = tempFile(
+    "envroll-cfg-",
+    "run.toml",
     'num_tasks = 3\nnum_rollouts = 2\nmax_concurrent = 7\n[taskset]\nid = "reverse-text"\n[sampling]\ntemperature = 0.5\n',
   );
   const res = await runCli([

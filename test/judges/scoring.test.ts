@@ -5,10 +5,8 @@
  * retried per `retries.rollout` — never a 0.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
@@ -19,6 +17,7 @@ import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { resolveRetry } from "../../packages/core/src/transport/retry.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { ScriptedClient, say } from "../runtime/helpers/scripted-client.ts";
+import { tempFile } from "../temp-file.ts";
 import { startFlaky } from "./flaky.ts";
 
 const FAST = resolveRetry({ maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, onTimeout: true });
@@ -206,10 +205,9 @@ describe("judges in a rollout", { concurrency: true }, () => {
   });
 
   test("rubric: one metric per criterion, the weighted mean as reward, batches as separate calls", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "envroll-rubric-"));
-    const path = join(dir, "rubric.toml");
-    writeFileSync(
-      path,
+    const path = tempFile(
+      "envroll-rubric-",
+      "rubric.toml",
       [
         '[[criteria]]\nname = "correct"\ntext = "Names the right city."\nweight = 3\n',
         '[[criteria]]\nname = "tone"\ntext = "Answers politely."\nchoices = ["rude", "flat", "warm"]\n',

@@ -5,16 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, test } from "node:test";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
 import { startService } from "../../packages/core/src/service/server.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
 import { BIN, ROOT, runCli } from "../cli/cli-helpers.ts";
 import { FakeClient, FakeEnv } from "../service/fake-env.ts";
+import { tempFile } from "../temp-file.ts";
 
 /** A leaked stack frame (`at fn (file:1:2)`) or an absolute path in an error body. */
 function assertNoLeak(text: string): void {
@@ -206,9 +204,11 @@ describe("service boundary", () => {
   });
 
   test("the CLIs refuse a non-loopback bind without --token, and bind 127.0.0.1 by default", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "envroll-bind-"));
-    const config = join(dir, "env.toml");
-    writeFileSync(config, 'model = "Qwen/Qwen3-0.6B"\nnum_tasks = 2\n[taskset]\nid = "reverse-text"\n');
+    const config = tempFile(
+      "envroll-bind-",
+      "env.toml",
+      'model = "Qwen/Qwen3-0.6B"\nnum_tasks = 2\n[taskset]\nid = "reverse-text"\n',
+    );
     const env = { ...process.env, ENVROLL_TOKEN: "" };
     for (const args of [
       ["serve", config, "--host", "0.0.0.0"],

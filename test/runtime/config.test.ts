@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -8,6 +7,7 @@ import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { ConfigError } from "../../packages/core/src/errors.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { defineTaskset } from "../../packages/core/src/task.ts";
+import { tempFile } from "../temp-file.ts";
 
 const taskset = defineTaskset({
   id: "cfg",
@@ -189,9 +189,11 @@ test(`${cases.length} malformed configs each name the key or line, as a ConfigEr
 });
 
 test("precedence: CLI overrides > TOML > taskset defaults > built-in defaults; aliases resolve", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "envroll-cfg-"));
-  const file = join(dir, "env.toml");
-  writeFileSync(file, `${T}r = 6\nc = 3\nsampling.max_completion_tokens = 64\n[taskset.task]\njudges = []\n`);
+  const file = tempFile(
+    "envroll-cfg-",
+    "env.toml",
+    `${T}r = 6\nc = 3\nsampling.max_completion_tokens = 64\n[taskset.task]\njudges = []\n`,
+  );
   const c = await loadConfig(file, { "sampling.temperature": "0.9", n: "2", "taskset.size": 5 }, { taskset });
   assert.equal(c.num_rollouts, 6, "TOML over taskset default 4");
   assert.equal(c.max_concurrent, 3);
