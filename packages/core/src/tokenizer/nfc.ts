@@ -57,13 +57,21 @@ function load(): Tables {
   return tables;
 }
 
-/** True when NFC could change `text` (a quick check; false means NFC(text) === text). */
-export function mayChangeUnderNfc(text: string): boolean {
-  // Below U+0300 every character is its own NFC and none combines with the one before it (the
-  // first combining mark is U+0300), so text made only of them, which is nearly all prompts, is
-  // answered without reading any table.
+/**
+ * Where the first code unit at or above U+0300 stands (`text.length` when there is none). Below
+ * U+0300 every character is its own NFC and none combines with the one before it (the first
+ * combining mark is U+0300), so text made only of them, which is nearly all prompts, is
+ * answered without reading any table.
+ */
+function firstAbove0300(text: string): number {
   let i = 0;
   while (i < text.length && text.charCodeAt(i) < 0x300) i++;
+  return i;
+}
+
+/** True when NFC could change `text` (a quick check; false means NFC(text) === text). */
+export function mayChangeUnderNfc(text: string): boolean {
+  let i = firstAbove0300(text);
   if (i === text.length) return false;
   const touched = touch();
   for (; i < text.length; i++) {
@@ -85,8 +93,7 @@ export function mayChangeUnderNfc(text: string): boolean {
  * same string, without a code point array for the whole of it.
  */
 export function hfNfc(text: string): string {
-  let i = 0;
-  while (i < text.length && text.charCodeAt(i) < 0x300) i++;
+  let i = firstAbove0300(text);
   if (i === text.length) return text;
   const touched = touch();
   let out = "";
