@@ -14,6 +14,7 @@ import { test } from "node:test";
 import { rawJsonMember } from "../../packages/core/src/clients/json-member.ts";
 import { SampleCounter, tracesToGroup } from "../../packages/core/src/miles/convert.ts";
 import { groupSamples, sampleViolations } from "../../packages/core/src/miles/sample.ts";
+import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import type {
@@ -21,7 +22,6 @@ import type {
   RenderMessage,
   RenderTool,
 } from "../../packages/core/src/renderers/renderer.ts";
-import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { pyJsonLoads } from "../../packages/core/src/text/py-json.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";

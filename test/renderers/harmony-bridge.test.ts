@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
+import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { HARMONY_IDS } from "../../packages/core/src/renderers/harmony/format.ts";
 import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
-import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import type { TokenIds } from "../../packages/core/src/token-sequence.ts";
 import { gptOssTokenizer, rendererFor } from "./harmony-fixtures.ts";
 

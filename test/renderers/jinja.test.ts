@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
-import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import { tokenizeSegments } from "../../packages/core/src/renderers/common/attribution.ts";
+import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import { loadTokenizer, packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
 import { loadCases } from "./fixture-cases.ts";
 import { ConversationGen, TOOLS } from "./random-conversations.ts";

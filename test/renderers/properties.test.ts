@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
+import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { JinjaRenderer } from "../../packages/core/src/renderers/jinja/renderer.ts";
 import { Qwen3Renderer } from "../../packages/core/src/renderers/qwen3/renderer.ts";
-import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { ConversationGen, TOOLS } from "./random-conversations.ts";
 

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { RenderedTokens } from "../../packages/core/src/renderers/renderer.ts";
 import { expandBridged } from "../../packages/core/src/renderers/common/bridge.ts";
 import {
   contentTokenSpansByRole,
@@ -9,6 +8,7 @@ import {
   tokensByRole,
   tokensPerMessage,
 } from "../../packages/core/src/renderers/common/token-spans.ts";
+import type { RenderedTokens } from "../../packages/core/src/renderers/renderer.ts";
 import { type Case, casesOf, plain, rendererFor } from "./fixture-cases.ts";
 
 function derived(r: RenderedTokens) {

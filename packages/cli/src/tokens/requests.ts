@@ -3,6 +3,7 @@
  * call per request. Kept apart from the command wiring so it can be driven without stdin.
  */
 
+import { expandBridged } from "envroll/internal/renderers/common/bridge.ts";
 import { createRenderer } from "envroll/internal/renderers/index.ts";
 import type {
   RenderedTokens,
@@ -10,7 +11,6 @@ import type {
   RenderMessage,
   RenderTool,
 } from "envroll/internal/renderers/renderer.ts";
-import { expandBridged } from "envroll/internal/renderers/common/bridge.ts";
 
 export type TokensOp = "render" | "parse" | "bridge";
 

@@ -17,11 +17,6 @@ import { JinjaRenderer, type ToolParserName } from "./jinja/renderer.ts";
 import { Qwen3Renderer } from "./qwen3/renderer.ts";
 import type { Renderer } from "./renderer.ts";
 
-export { GptOssRenderer, type GptOssRendererConfig } from "./harmony/renderer.ts";
-export { identifyTemplate, KNOWN_TEMPLATES, type TemplateIdentity, templateSha256 } from "./identity.ts";
-export { JinjaRenderer, type JinjaRendererOptions } from "./jinja/renderer.ts";
-export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3/renderer.ts";
-export type * from "./renderer.ts";
 export {
   contentTokenSpansByRole,
   messageTokenSpans,
@@ -30,6 +25,11 @@ export {
   tokensByRole,
   tokensPerMessage,
 } from "./common/token-spans.ts";
+export { GptOssRenderer, type GptOssRendererConfig } from "./harmony/renderer.ts";
+export { identifyTemplate, KNOWN_TEMPLATES, type TemplateIdentity, templateSha256 } from "./identity.ts";
+export { JinjaRenderer, type JinjaRendererOptions } from "./jinja/renderer.ts";
+export { Qwen3Renderer, type Qwen3RendererConfig } from "./qwen3/renderer.ts";
+export type * from "./renderer.ts";
 
 export interface CreateRendererOptions {
   enableThinking?: boolean;

@@ -20,10 +20,10 @@
  * answers) cannot be found.
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type { BridgeArgs, BridgedTokens, BridgeOptions, RenderMessage } from "../renderer.ts";
 import { SegmentList, tokenizeSegments } from "../common/attribution.ts";
 import { bridgedTokens, extendPrompt, openBridge } from "../common/bridge.ts";
 import { assertWellFormed, messageRoles } from "../common/messages.ts";
+import type { BridgeArgs, BridgedTokens, BridgeOptions, RenderMessage } from "../renderer.ts";
 import { GENERATION_PROMPT, HARMONY_IDS, pushToolResult, pushUser } from "./format.ts";
 import { parseHarmonyCompletion } from "./parse.ts";
 import { harmonyToolNames } from "./render.ts";

@@ -8,9 +8,9 @@
  */
 
 import { pyJsonDumps } from "../../text/py-json.ts";
-import type { RenderMessage, RenderTool } from "../renderer.ts";
 import type { SegmentList } from "../common/attribution.ts";
 import { contentText } from "../common/messages.ts";
+import type { RenderMessage, RenderTool } from "../renderer.ts";
 import { toolNamespace } from "./tools.ts";
 
 export const HARMONY_IDS = {

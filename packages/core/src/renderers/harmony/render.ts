@@ -16,9 +16,9 @@
  * raises).
  */
 
-import type { RenderMessage, RenderTool } from "../renderer.ts";
 import { SegmentList } from "../common/attribution.ts";
 import { contentText } from "../common/messages.ts";
+import type { RenderMessage, RenderTool } from "../renderer.ts";
 import {
   assertNoChannelTags,
   GENERATION_PROMPT,

@@ -5,9 +5,9 @@
  * bridge (bridge.ts).
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type * as R from "../renderer.ts";
 import { tokenizeSegments } from "../common/attribution.ts";
 import { assertWellFormed, messageRoles } from "../common/messages.ts";
+import type * as R from "../renderer.ts";
 import { bridgeHarmony } from "./bridge.ts";
 import { DEFAULT_MODEL_IDENTITY, type HarmonySystemConfig } from "./format.ts";
 import { HARMONY_STOP_IDS, parseHarmonyCompletion } from "./parse.ts";

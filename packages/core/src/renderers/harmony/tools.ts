@@ -8,8 +8,8 @@
  */
 
 import { pyJsonDumps } from "../../text/py-json.ts";
-import type { RenderTool } from "../renderer.ts";
 import { jinjaStr } from "../common/messages.ts";
+import type { RenderTool } from "../renderer.ts";
 
 type Spec = Record<string, unknown>;
 

@@ -15,10 +15,10 @@
  * the parser ends the turn; synthesized when the turn was cut off) followed by the tail's ids.
  */
 import type { Tokenizer } from "../../tokenizer/index.ts";
-import type { BridgeArgs, BridgedTokens, RenderMessage, RenderOptions } from "../renderer.ts";
 import { type Segment, tokenizeSegments } from "../common/attribution.ts";
 import { bridgedTokens, bridgeIds, openBridge } from "../common/bridge.ts";
 import { messageRoles, messageToolNames } from "../common/messages.ts";
+import type { BridgeArgs, BridgedTokens, RenderMessage, RenderOptions } from "../renderer.ts";
 import type { MarkedText } from "./attribution.ts";
 import type { PromptRecords, RenderState } from "./sessions.ts";
 

@@ -22,12 +22,12 @@
 import { Template } from "@huggingface/jinja";
 import { UnsupportedError } from "../../errors.ts";
 import type { Tokenizer } from "../../tokenizer/index.ts";
+import type { Segment } from "../common/attribution.ts";
+import { assertWellFormed, contentText, messageRoles, messageToolNames } from "../common/messages.ts";
 import { parseDeepSeekToolCalls } from "../deepseek/tool-calls.ts";
 import { parseLlama3ToolCalls } from "../llama/tool-calls.ts";
 import { parseHermesToolCalls } from "../qwen3/hermes-tool-calls.ts";
 import type * as R from "../renderer.ts";
-import type { Segment } from "../common/attribution.ts";
-import { assertWellFormed, contentText, messageRoles, messageToolNames } from "../common/messages.ts";
 import { holdsMarker, MARKER_CHARS, type MarkedText, ownersFromMarks, renderMarked } from "./attribution.ts";
 import { type BridgeContext, jinjaBridge } from "./bridge.ts";
 import { TemplateEvaluator } from "./evaluator.ts";

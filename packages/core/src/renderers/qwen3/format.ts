@@ -6,9 +6,9 @@
 
 import { pyJsonDumps } from "../../text/py-json.ts";
 import { pyLstrip, pyStrip } from "../../text/python-str.ts";
-import type { RenderMessage, RenderTool } from "../renderer.ts";
 import type { SegmentList } from "../common/attribution.ts";
 import { contentText, toolCallText } from "../common/messages.ts";
+import type { RenderMessage, RenderTool } from "../renderer.ts";
 
 export const QWEN3_IDS = {
   endOfText: 151643,

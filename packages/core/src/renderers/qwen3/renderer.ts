@@ -3,7 +3,6 @@
  * per-token attribution, a token-level parser and the prompt bridge.
  */
 import { loadTokenizer, type Tokenizer } from "../../tokenizer/index.ts";
-import type * as R from "../renderer.ts";
 import { SegmentList, tokenizeSegments } from "../common/attribution.ts";
 import { bridgedTokens, bridgeIds, openBridge } from "../common/bridge.ts";
 import {
@@ -13,6 +12,7 @@ import {
   messageRoles,
   messageToolNames,
 } from "../common/messages.ts";
+import type * as R from "../renderer.ts";
 import {
   hfTemplateRaises,
   pushAssistant,
