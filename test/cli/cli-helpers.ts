@@ -85,3 +85,34 @@ export async function waitFor(cond: () => boolean, timeoutMs: number, what: stri
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * waitFor on a started CLI: fails at once, with its output, when the CLI exits before `cond`
+ * holds, and a timeout carries what it printed so far — a bare timeout says nothing of why.
+ */
+export async function waitWhileRunning(
+  cli: StartedCli,
+  cond: () => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  let exited: CliResult | null = null;
+  void cli.done.then((r) => {
+    exited = r;
+  });
+  const tail = (text: string) => text.slice(-3000);
+  try {
+    await waitFor(
+      () => {
+        if (exited)
+          throw new Error(`exited (${exited.code ?? exited.signal}) before ${what}:\n${tail(exited.stderr)}`);
+        return cond();
+      },
+      timeoutMs,
+      what,
+    );
+  } catch (e) {
+    if (exited) throw e;
+    throw new Error(`${(e as Error).message}; the CLI's stderr so far:\n${tail(cli.output().stderr)}`);
+  }
+}

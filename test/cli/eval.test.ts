@@ -14,7 +14,7 @@ import type { EngineHandle } from "../../packages/engine/src/index.ts";
 import { referenceEngine } from "../engine/reference-engine.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
 import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
-import { lineCount, onlyRunDir, ROOT, runCli, startCli, waitFor } from "./cli-helpers.ts";
+import { lineCount, onlyRunDir, ROOT, runCli, startCli, waitWhileRunning } from "./cli-helpers.ts";
 
 const TASKSET = "reverse-text";
 
@@ -77,8 +77,14 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
 
   test("Ctrl-C stops, keeps what finished, writes the summary and exits non-zero", async () => {
     const out = mkdtempSync(join(tmpdir(), "envroll-sigint-"));
-    const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
-    await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 3, 120_000, "first traces");
+    const cli = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+    const { child, done } = cli;
+    await waitWhileRunning(
+      cli,
+      () => existsSync(out) && lineCount(tracesPath(out)) >= 3,
+      120_000,
+      "first traces",
+    );
     child.kill("SIGINT");
     const res = await done;
     assert.equal(res.code, 130, res.stderr);
@@ -102,8 +108,14 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
 
   test("--resume after a kill -9 finishes the run with every (task, rollout) exactly once", async () => {
     const out = mkdtempSync(join(tmpdir(), "envroll-resume-"));
-    const { child, done } = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
-    await waitFor(() => existsSync(out) && lineCount(tracesPath(out)) >= 6, 120_000, "first traces");
+    const cli = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+    const { child, done } = cli;
+    await waitWhileRunning(
+      cli,
+      () => existsSync(out) && lineCount(tracesPath(out)) >= 6,
+      120_000,
+      "first traces",
+    );
     child.kill("SIGKILL");
     await done;
     const dir = onlyRunDir(out);

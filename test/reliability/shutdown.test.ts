@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import type { EngineHandle } from "../../packages/engine/src/index.ts";
-import { lineCount, onlyRunDir, servedUrl, startCli, waitFor } from "../cli/cli-helpers.ts";
+import { lineCount, onlyRunDir, servedUrl, startCli, waitFor, waitWhileRunning } from "../cli/cli-helpers.ts";
 import { referenceEngine } from "../engine/reference-engine.ts";
 
 /** Reads NDJSON lines of a streaming POST as they arrive. */
@@ -85,7 +85,7 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
   test("envroll eval: whole trace lines, a summary, the engine's requests aborted, exit 143", async () => {
     const out = mkdtempSync(join(tmpdir(), "envroll-eval-term-"));
     const abortedBefore = engine.stats().aborted;
-    const { child, done } = startCli([
+    const cli = startCli([
       "eval",
       "reverse-text",
       "-n",
@@ -110,7 +110,8 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
         return ""; // the run folder is not there yet
       }
     };
-    await waitFor(() => traces() !== "" && lineCount(traces()) >= 2, 120_000, "first traces");
+    const { child, done } = cli;
+    await waitWhileRunning(cli, () => traces() !== "" && lineCount(traces()) >= 2, 120_000, "first traces");
     child.kill("SIGTERM");
     const res = await done;
     assert.equal(res.code, 143, res.stderr);
