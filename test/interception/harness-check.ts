@@ -112,7 +112,14 @@ export interface HarnessRun {
 
 export async function runHarness(
   command: string[],
-  opts: { taskset?: Taskset<any, any>; policy?: PolicyFn; toml?: string; env?: Record<string, string> } = {},
+  opts: {
+    taskset?: Taskset<any, any>;
+    policy?: PolicyFn;
+    toml?: string;
+    env?: Record<string, string>;
+    /** Extra `[harness]` keys (TOML lines). */
+    harness?: string;
+  } = {},
 ): Promise<HarnessRun> {
   const generates: number[][] = [];
   const engine = await startEngine({
@@ -122,7 +129,7 @@ export async function runHarness(
   const taskset = opts.taskset ?? calculator;
   const env = await loadEnvironment(
     await loadConfig(
-      `taskset = { id = "${taskset.id}" }\nmax_turns = 8\n${opts.toml ?? ""}\n[harness]\ncommand = ${JSON.stringify(command)}\nenv = ${tomlTable(opts.env ?? {})}\n[sampling]\nmax_tokens = 200\n`,
+      `taskset = { id = "${taskset.id}" }\nmax_turns = 8\n${opts.toml ?? ""}\n[harness]\ncommand = ${JSON.stringify(command)}\nenv = ${tomlTable(opts.env ?? {})}\n${opts.harness ?? ""}\n[sampling]\nmax_tokens = 200\n`,
       {},
       { taskset },
     ),

@@ -23,7 +23,12 @@ for (const [pkg, script, mode] of cases) {
     `python ${pkg} SDK (${mode}): a 3-turn tool episode is token-exact`,
     { skip: skip ?? false },
     async () => {
-      const run = await runHarness([python(), join(AGENTS, script), mode]);
+      // On the host: the project venv's interpreter is often a pyenv build under /root, which the
+      // sandbox user cannot open when envroll runs as root (README, "Which runtime the model's
+      // tools get by default"); what this checks is the dialect, not the isolation.
+      const run = await runHarness([python(), join(AGENTS, script), mode], {
+        harness: 'runtime = { type = "subprocess" }',
+      });
       assertTokenExact(run, mode);
       assert.equal(run.record.num_turns, 3);
       assert.equal(run.record.reward, 1, run.record.last_reply);
