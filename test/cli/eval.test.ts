@@ -53,6 +53,15 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
     "2",
   ];
 
+  /** An 8 × 4 eval on the slow engine, started and left running once `traces` lines are written. */
+  async function slowRunWithTraces(prefix: string, traces: number) {
+    const out = mkdtempSync(join(tmpdir(), prefix));
+    const cli = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+    const ready = () => existsSync(out) && lineCount(tracesPath(out)) >= traces;
+    await waitWhileRunning(cli, ready, 120_000, "first traces");
+    return { out, ...cli };
+  }
+
   test("the offline quickstart writes the four outputs, and the summary agrees with the traces", async (t) => {
     const out = mkdtempSync(join(tmpdir(), "envroll-eval-"));
     const res = await runCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out]);
@@ -76,15 +85,7 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
   });
 
   test("Ctrl-C stops, keeps what finished, writes the summary and exits non-zero", async () => {
-    const out = mkdtempSync(join(tmpdir(), "envroll-sigint-"));
-    const cli = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
-    const { child, done } = cli;
-    await waitWhileRunning(
-      cli,
-      () => existsSync(out) && lineCount(tracesPath(out)) >= 3,
-      120_000,
-      "first traces",
-    );
+    const { out, child, done } = await slowRunWithTraces("envroll-sigint-", 3);
     child.kill("SIGINT");
     const res = await done;
     assert.equal(res.code, 130, res.stderr);
@@ -107,15 +108,7 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
   });
 
   test("--resume after a kill -9 finishes the run with every (task, rollout) exactly once", async () => {
-    const out = mkdtempSync(join(tmpdir(), "envroll-resume-"));
-    const cli = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
-    const { child, done } = cli;
-    await waitWhileRunning(
-      cli,
-      () => existsSync(out) && lineCount(tracesPath(out)) >= 6,
-      120_000,
-      "first traces",
-    );
+    const { out, child, done } = await slowRunWithTraces("envroll-resume-", 6);
     child.kill("SIGKILL");
     await done;
     const dir = onlyRunDir(out);
