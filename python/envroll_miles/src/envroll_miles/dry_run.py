@@ -20,21 +20,28 @@ from .miles_defaults import EmptyDataSource, miles_args
 from .miles_types import load_types
 from .rollout_fn import EnvrollRolloutFn
 
+# Miles' own flags, named as Miles names them: each is declared here once and reaches the args
+# namespace unchanged, so a flag added here cannot be parsed and then forgotten.
+MILES_FLAGS: dict[str, dict] = {
+    "hf_checkpoint": {"default": None, "help": "the model (picks the renderer), as Miles' flag"},
+    "sglang_tokenizer_path": {"default": None, "help": "tokenizer folder the engine uses, as Miles' flag"},
+    "rollout_batch_size": {"type": int, "required": True},
+    "n_samples_per_prompt": {"type": int, "default": 1},
+    "n_samples_per_eval_prompt": {"type": int, "default": 1},
+    "over_sampling_batch_size": {"type": int, "default": None},
+    "rollout_max_response_len": {"type": int, "default": None},
+    "rollout_temperature": {"type": float, "default": 1.0},
+    "reward_key": {"default": None},
+}
+
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m envroll_miles.dry_run", description=__doc__.split("\n")[0])
     p.add_argument("--config", help="envroll env.toml (starts a service)")
     p.add_argument("--url", help="use a running rollout service instead of --config")
     p.add_argument("--engine", required=True, help="SGLang engine or router URL")
-    p.add_argument("--hf-checkpoint", default=None, help="the model (picks the renderer), as Miles' flag")
-    p.add_argument("--sglang-tokenizer-path", default=None, help="tokenizer folder the engine uses, as Miles' flag")
-    p.add_argument("--rollout-batch-size", type=int, required=True)
-    p.add_argument("--n-samples-per-prompt", type=int, default=1)
-    p.add_argument("--n-samples-per-eval-prompt", type=int, default=1)
-    p.add_argument("--over-sampling-batch-size", type=int, default=None)
-    p.add_argument("--rollout-max-response-len", type=int, default=None)
-    p.add_argument("--rollout-temperature", type=float, default=1.0)
-    p.add_argument("--reward-key", default=None)
+    for name, spec in MILES_FLAGS.items():
+        p.add_argument("--" + name.replace("_", "-"), **spec)
     p.add_argument("--state-dir", default=None)
     p.add_argument("--eval", action="store_true")
     p.add_argument("--rollout-id", type=int, default=0)
@@ -49,22 +56,14 @@ def build_args(o: argparse.Namespace):
     """The Miles args namespace the rollout function receives for these options."""
     engine = urlsplit(o.engine)
     return miles_args(
-        hf_checkpoint=o.hf_checkpoint,
-        sglang_tokenizer_path=o.sglang_tokenizer_path,
         rollout_global_dataset=False,
         envroll_config=o.config,
         envroll_url=o.url,
         envroll_state_dir=o.state_dir,
         sglang_router_ip=engine.hostname,
         sglang_router_port=engine.port,
-        rollout_batch_size=o.rollout_batch_size,
-        n_samples_per_prompt=o.n_samples_per_prompt,
-        n_samples_per_eval_prompt=o.n_samples_per_eval_prompt,
-        over_sampling_batch_size=o.over_sampling_batch_size,
-        rollout_max_response_len=o.rollout_max_response_len,
-        rollout_temperature=o.rollout_temperature,
-        reward_key=o.reward_key,
         num_rollout=o.rollout_id + 1,
+        **{name: getattr(o, name) for name in MILES_FLAGS},
     )
 
 
