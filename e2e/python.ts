@@ -3,8 +3,9 @@
  * (SGLang's /generate in front of a seeded tiny model) and `envroll_engine.train_check`.
  * Everything talks over 127.0.0.1 only.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { stop } from "../bench/lib/child.ts";
 
 /** A problem the user fixes by setting something up: printed as one line, without a stack. */
 export class SetupError extends Error {}
@@ -106,22 +107,13 @@ export async function startPythonEngine(args: string[], timeoutMs = 180_000): Pr
   };
   const info = (await (await fetch(`${url}/get_server_info`)).json()) as { max_model_len?: number };
   if (typeof info.max_model_len !== "number") throw new Error("engine /get_server_info has no max_model_len");
-  return { url, maxModelLen: info.max_model_len, stop: () => stopChild(child).finally(detach) };
+  return { url, maxModelLen: info.max_model_len, stop: () => stop(child, 10_000).finally(detach) };
 }
 
 function missingHint(): string {
   return process.env.PYTHON
     ? "install python/envroll_engine into it (pip install -e python/envroll_engine) or unset $PYTHON"
     : "run `node scripts/py-env.mjs` (it rebuilds .venv)";
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 export interface TrainCheckResult {

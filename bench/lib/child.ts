@@ -72,12 +72,20 @@ export function runTs(script: string, args: string[] = [], nodeFlags: string[] =
   });
 }
 
-/** SIGTERM, then wait for the exit so the next benchmark starts on a quiet machine. */
-export async function stop(child: ChildProcess): Promise<void> {
+/**
+ * Asks a child to end (SIGTERM unless `ask` says otherwise, e.g. closing its stdin), waits for
+ * its exit, and kills it after `graceMs`: the next benchmark or check starts on a quiet machine.
+ * The e2e drivers stop their engines and learner through this too.
+ */
+export async function stop(
+  child: ChildProcess,
+  graceMs = 5_000,
+  ask: (child: ChildProcess) => void = (c) => c.kill("SIGTERM"),
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  ask(child);
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);
 }

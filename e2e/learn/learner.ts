@@ -5,6 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface, type Interface } from "node:readline";
+import { stop as stopChild } from "../../bench/lib/child.ts";
 import { projectPython } from "../python.ts";
 
 export interface LearnerStep {
@@ -59,12 +60,8 @@ export class Learner {
     return out;
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise<void>((r) => this.child.once("exit", () => r()));
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
+  stop(): Promise<void> {
+    // Closing stdin is the learner's signal to finish; it is killed if it has not after 10 s.
+    return stopChild(this.child, 10_000, (c) => c.stdin?.end());
   }
 }
