@@ -38,10 +38,19 @@ include = ["TurnAbortedError", "ProviderTimeoutError"]
 
 const STATUSES = new Set(["pending", "completed", "truncated", "aborted", "failed"]);
 
-function errorCounts(traces: TraceRecord[]): Record<string, number> {
+/** How often each key occurs (absent ones skipped): the typed failures of a run. */
+function tally(keys: Iterable<string | undefined>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const t of traces) for (const e of t.errors) out[e.type] = (out[e.type] ?? 0) + 1;
+  for (const k of keys) if (k) out[k] = (out[k] ?? 0) + 1;
   return out;
+}
+
+/** Both suites: the seeded faulty engine and `tasks` × 4 tool-math rollouts; `seconds()` since the start. */
+async function faultyRun(seed: number, tasks: number) {
+  const started = performance.now();
+  const engine = await faultyEngine(seed);
+  const env = await loadEnvironment(await loadConfig(CONFIG(tasks, 4)));
+  return { engine, env, seconds: () => Math.round((performance.now() - started) / 100) / 10 };
 }
 
 // The bound: a hang anywhere fails the test at its timeout instead of stalling CI.
@@ -49,9 +58,7 @@ test(
   "eval: 200 rollouts under 10 % faults and abort-all lose nothing and hang on nothing",
   { timeout: 120_000 },
   async () => {
-    const started = performance.now();
-    const engine = await faultyEngine(7);
-    const env = await loadEnvironment(await loadConfig(CONFIG(50, 4)));
+    const { engine, env, seconds } = await faultyRun(7, 50);
     const transport = new SglangTransport({
       baseUrl: engine.url,
       routingPolicy: "consistent_hashing",
@@ -82,12 +89,12 @@ test(
         abort_all: ticker.ticks,
         retries: transport.stats.retriesByReason,
         engine_aborted: engine.stats().aborted,
-        typed_failures: errorCounts(traces),
+        typed_failures: tally(traces.flatMap((t) => t.errors.map((e) => e.type))),
         rollout_retries: traces.reduce((s, t) => s + t.attempts, 0),
         failed_rollouts: outcomes.filter((o) => o === "failed").length,
         lost: lost.length,
         hung: engine.stats().inFlight,
-        seconds: Math.round((performance.now() - started) / 100) / 10,
+        seconds: seconds(),
       };
       console.log(JSON.stringify(counts));
 
@@ -137,9 +144,7 @@ test(
   "Miles train step through the rollout service under the same faults: every group returned",
   { timeout: 90_000 },
   async () => {
-    const started = performance.now();
-    const engine = await faultyEngine(11);
-    const env = await loadEnvironment(await loadConfig(CONFIG(24, 4)));
+    const { engine, env, seconds } = await faultyRun(11, 24);
     const backend = new EnvironmentBackend(env);
     const service = await startService({
       env: backend,
@@ -173,11 +178,8 @@ test(
       const summary = lines.at(-1);
       const samples = groups.flatMap((g) => groupSamples(g.group));
       const failedGroups = groups.filter((g) => g.drop_reason !== null);
-      const errors: Record<string, number> = {};
-      for (const s of samples) {
-        const type = s.metadata.envroll.error?.split(":", 1)[0];
-        if (type) errors[type] = (errors[type] ?? 0) + 1;
-      }
+      // A sample's error is "type: message".
+      const errors = tally(samples.map((s) => s.metadata.envroll.error?.split(":", 1)[0]));
       console.log(
         JSON.stringify({
           suite: "miles_train_step",
@@ -192,7 +194,7 @@ test(
           typed_failures: errors,
           lost: 16 - groups.length,
           hung: engine.stats().inFlight,
-          seconds: Math.round((performance.now() - started) / 100) / 10,
+          seconds: seconds(),
         }),
       );
       assert.equal(summary.type, "summary");
