@@ -8,6 +8,18 @@ import { ScriptedClient, say } from "./helpers/scripted-client.ts";
 
 const rows = [{ idx: 0, prompt: "say hi", answer: "hi" }];
 const hi = () => new ScriptedClient(() => say("hi"));
+const kaput = () => {
+  throw new Error("kaput");
+};
+
+/** The one rollout of a one-row taskset with these handlers, under the null harness. */
+async function scoreOne(id: string, handlers: Pick<Taskset, "metrics" | "rewards">) {
+  const env = await envFor(defineTaskset({ id, load: () => rows, ...handlers }), "", {
+    "harness.id": "null",
+  });
+  const [r] = await env.runGroup(0, 1, { client: hi() });
+  return r!;
+}
 
 test("handlers run in (-priority, name) order", () => {
   const names = ordered([
@@ -20,68 +32,44 @@ test("handlers run in (-priority, name) order", () => {
 });
 
 test("metrics run before rewards (a reward reads a metric); rewards are weighted, metrics not", async () => {
-  const ts = defineTaskset({
-    id: "order",
-    load: () => rows,
+  const r = await scoreOne("order", {
     metrics: [{ name: "m", fn: ({ trace }) => ({ passed: trace.lastReply === "hi" ? 1 : 0, latency: 7 }) }],
     rewards: [
       { name: "correct", weight: 2, fn: ({ trace }) => trace.metrics["passed"]! },
       { name: "half", weight: 0.5, fn: () => 1 },
     ],
   });
-  const env = await envFor(ts, "", { "harness.id": "null" });
-  const [r] = await env.runGroup(0, 1, { client: hi() });
-  assert.deepEqual(r!.metrics, { passed: 1, latency: 7 });
-  assert.deepEqual(r!.rewards, { correct: 2, half: 0.5 });
-  assert.equal(r!.reward, 2.5);
-  assert.equal(r!.is_completed, true);
-  assert.equal(r!.stop_condition, "agent_completed");
+  assert.deepEqual(r.metrics, { passed: 1, latency: 7 });
+  assert.deepEqual(r.rewards, { correct: 2, half: 0.5 });
+  assert.equal(r.reward, 2.5);
+  assert.equal(r.is_completed, true);
+  assert.equal(r.stop_condition, "agent_completed");
 });
 
 test("a handler exception marks the rollout errored (TaskError), keeping earlier phases", async () => {
-  const ts = defineTaskset({
-    id: "boom",
-    load: () => rows,
+  const r = await scoreOne("boom", {
     metrics: [{ name: "m", fn: () => 1 }],
-    rewards: [
-      {
-        name: "r",
-        fn: () => {
-          throw new Error("kaput");
-        },
-      },
-    ],
+    rewards: [{ name: "r", fn: kaput }],
   });
-  const env = await envFor(ts, "", { "harness.id": "null" });
-  const [r] = await env.runGroup(0, 1, { client: hi() });
-  assert.equal(r!.errors.length, 1);
-  assert.equal(r!.errors[0]!.type, "TaskError");
-  assert.match(r!.errors[0]!.message, /reward r failed: kaput/);
-  assert.equal(r!.metrics["m"], 1);
-  assert.equal(r!.is_completed, false);
+  assert.equal(r.errors.length, 1);
+  assert.equal(r.errors[0]!.type, "TaskError");
+  assert.match(r.errors[0]!.message, /reward r failed: kaput/);
+  assert.equal(r.metrics["m"], 1);
+  assert.equal(r.is_completed, false);
   // The program finished, but the rollout's result is the scoring failure.
-  assert.equal(r!.stop_condition, "error");
+  assert.equal(r.stop_condition, "error");
 });
 
 test("a failing handler does not drop its siblings' scores: every other one in the phase is recorded", async () => {
-  const ts = defineTaskset({
-    id: "boom-sibling",
-    load: () => rows,
+  const r = await scoreOne("boom-sibling", {
     rewards: [
-      {
-        name: "a_fails",
-        fn: () => {
-          throw new Error("kaput");
-        },
-      },
+      { name: "a_fails", fn: kaput },
       { name: "b_ok", weight: 2, fn: () => 1 },
     ],
   });
-  const env = await envFor(ts, "", { "harness.id": "null" });
-  const [r] = await env.runGroup(0, 1, { client: hi() });
-  assert.match(r!.errors[0]!.message, /reward a_fails failed: kaput/);
+  assert.match(r.errors[0]!.message, /reward a_fails failed: kaput/);
   assert.deepEqual(
-    r!.rewards,
+    r.rewards,
     { b_ok: 2 },
     "b_ok ran and is recorded although a_fails (earlier in order) threw",
   );
