@@ -1,9 +1,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { ModelRequest } from "../../packages/core/src/clients/client.ts";
 import { createEvalClient, EvalClient } from "../../packages/core/src/clients/eval.ts";
 import type { EvalClientConfig } from "../../packages/core/src/config/schema.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { completion, startProvider, withProvider } from "./helpers/provider.ts";
+
+/** A one-message request with no tools: what the retry and deadline tests send. */
+const ask = (content = "q", sampling: Record<string, unknown> = {}): ModelRequest => ({
+  messages: [{ role: "user", content }],
+  tools: [],
+  sampling,
+  sessionId: "s",
+  turn: 0,
+});
 
 test("EvalClient sends OpenAI JSON and parses reasoning and tool calls into envroll messages", async () => {
   await withProvider(
@@ -87,17 +97,10 @@ test("EvalClient maps overlong prompts to OverlongPromptError and aborts on sign
         },
         "m",
       );
-      const base = { tools: [], sampling: {}, sessionId: "s", turn: 0 };
-      await assert.rejects(client.getResponse({ ...base, messages: [{ role: "user", content: "big" }] }), {
-        name: "OverlongPromptError",
-      });
+      await assert.rejects(client.getResponse(ask("big")), { name: "OverlongPromptError" });
       assert.equal(provider.requests[0]!.headers["authorization"], "Bearer k");
       const ac = new AbortController();
-      const pending = client.getResponse({
-        ...base,
-        messages: [{ role: "user", content: "slow" }],
-        signal: ac.signal,
-      });
+      const pending = client.getResponse({ ...ask("slow"), signal: ac.signal });
       setTimeout(() => ac.abort(), 50);
       await assert.rejects(pending, { name: "RequestCancelledError" });
       await client.close();
@@ -106,40 +109,22 @@ test("EvalClient maps overlong prompts to OverlongPromptError and aborts on sign
 });
 
 test("EvalClient retries a 429 (honouring Retry-After) and a 503 instead of failing the rollout", async () => {
-  let n = 0;
   await withProvider(
-    () => {
-      n++;
-      if (n === 1)
+    (_, attempt) => {
+      if (attempt === 1)
         return { status: 429, json: { error: { message: "slow down" } }, headers: { "retry-after": "0" } };
-      if (n === 2) return { status: 503, json: { error: { message: "overloaded" } } };
+      if (attempt === 2) return { status: 503, json: { error: { message: "overloaded" } } };
       return { json: completion({ content: "ok" }) };
     },
     async (provider) => {
       const client = new EvalClient({ baseUrl: provider.baseUrl, model: "m", retry: { baseDelayMs: 1 } });
-      const r = await client.getResponse({
-        messages: [{ role: "user", content: "q" }],
-        tools: [],
-        sampling: {},
-        sessionId: "s",
-        turn: 0,
-      });
+      const r = await client.getResponse(ask());
       assert.equal(r.message.content, "ok");
       assert.equal(provider.requests.length, 3);
       // A request that is wrong is not repeated.
-      n = 100;
       const bad = await startProvider(() => ({ status: 400, json: { error: { message: "bad key" } } }));
       const c2 = new EvalClient({ baseUrl: bad.baseUrl, model: "m", retry: { baseDelayMs: 1 } });
-      await assert.rejects(
-        c2.getResponse({
-          messages: [{ role: "user", content: "q" }],
-          tools: [],
-          sampling: {},
-          sessionId: "s",
-          turn: 0,
-        }),
-        /400/,
-      );
+      await assert.rejects(c2.getResponse(ask()), /400/);
       assert.equal(bad.requests.length, 1);
       await bad.close();
       await client.close();
@@ -149,35 +134,24 @@ test("EvalClient retries a 429 (honouring Retry-After) and a 503 instead of fail
 });
 
 test("a stalled provider is cut by the EvalClient's stall deadline and asked again; one that stays stalled is a ProviderTimeoutError", async () => {
-  let n = 0;
   await withProvider(
-    () => {
-      n++;
-      // The first attempt hangs far past the deadline; the second answers at once.
-      return n === 1 || n >= 100
+    // The first attempt hangs far past the deadline, the second answers at once, later ones hang.
+    (_, attempt) =>
+      attempt !== 2
         ? { json: completion({ content: "late" }), delayMs: 4_000 }
-        : { json: completion({ content: "ok" }) };
-    },
+        : { json: completion({ content: "ok" }) },
     async (provider) => {
       const { client: cfg } = await loadConfig(
         '[taskset]\nid = "reverse-text"\n[client]\ntype = "eval"\nbase_url = "http://127.0.0.1:9/v1"\ndeadline = { base = 0.3, per_token = 0.001 }\n',
       );
       assert.equal(cfg.type, "eval");
       const client = createEvalClient({ ...(cfg as EvalClientConfig), base_url: provider.baseUrl }, "m");
-      const req = (sampling: Record<string, unknown>) => ({
-        messages: [{ role: "user" as const, content: "q" }],
-        tools: [],
-        sampling,
-        sessionId: "s",
-        turn: 0,
-      });
       const started = Date.now();
-      const r = await client.getResponse(req({ max_tokens: 100 }));
+      const r = await client.getResponse(ask("q", { max_tokens: 100 }));
       assert.equal(r.message.content, "ok");
-      assert.equal(n, 2, "the stalled attempt was cut and retried");
+      assert.equal(provider.requests.length, 2, "the stalled attempt was cut and retried");
       assert.ok(Date.now() - started < 10_000, `cut at 0.3 + 100 × 0.001 s, took ${Date.now() - started} ms`);
-      n = 100;
-      await assert.rejects(client.getResponse(req({ max_tokens: 10 })), (e: Error) => {
+      await assert.rejects(client.getResponse(ask("q", { max_tokens: 10 })), (e: Error) => {
         assert.equal(e.name, "ProviderTimeoutError");
         assert.match(e.message, /no reply within the stall deadline of 0\.3 s/);
         return true;

@@ -16,7 +16,10 @@ export interface FakeProvider {
   close(): Promise<void>;
 }
 
-export async function startProvider(handler: (body: any) => ProviderReply): Promise<FakeProvider> {
+/** Answers a request's body; `attempt` counts the requests so far, this one included (1, 2, …). */
+export type ProviderHandler = (body: any, attempt: number) => ProviderReply;
+
+export async function startProvider(handler: ProviderHandler): Promise<FakeProvider> {
   const requests: FakeProvider["requests"] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -24,7 +27,7 @@ export async function startProvider(handler: (body: any) => ProviderReply): Prom
     req.on("end", async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString() || "{}");
       requests.push({ headers: req.headers, body });
-      const reply = handler(body);
+      const reply = handler(body, requests.length);
       if ("destroy" in reply) return void req.socket.destroy();
       if ("delayMs" in reply && reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       if (res.destroyed) return;
@@ -56,7 +59,7 @@ export function completion(message: Record<string, unknown>, finish = "stop") {
 
 /** Runs `body` against a fake provider answering with `handler`, and closes it after, pass or fail. */
 export async function withProvider(
-  handler: (body: any) => ProviderReply,
+  handler: ProviderHandler,
   body: (provider: FakeProvider) => Promise<void>,
 ): Promise<void> {
   const provider = await startProvider(handler);
