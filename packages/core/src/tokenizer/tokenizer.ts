@@ -6,6 +6,7 @@
  * Per-token offsets let renderers attribute the tokens of one BPE pass to segments. Anything
  * else in tokenizer.json is refused by name at load, never approximated.
  */
+import { getOrCompute } from "../memo.ts";
 import { type AddedTokenJson, AddedTokenMatcher } from "./added-tokens.ts";
 import { type BpeModelJson, BytePairModel } from "./bpe.ts";
 import type { CompiledBpe } from "./compiled-cache.ts";
@@ -62,6 +63,10 @@ export class BpeTokenizer {
   private chunkCacheChars = 0;
   private readonly byteLen = (id: number): number => this.tokenBytes.length(id);
   private readonly notSpecial = (id: number): boolean => !this.specialTokenIds.has(id);
+  private readonly splitsAfterUncached = (id: number): boolean => {
+    const t = this.addedById.get(id);
+    return t !== undefined && this.added.splitsAt(t);
+  };
 
   constructor(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>, info?: TokenizerConfigInfo) {
     const tj = tokenizerJson as TokenizerJson;
@@ -263,13 +268,7 @@ export class BpeTokenizer {
    * `AddedTokenMatcher.splitsAt`) and each plain-text span is normalized and encoded on its own.
    */
   splitsAfter(id: number): boolean {
-    let v = this.splitCache.get(id);
-    if (v === undefined) {
-      const t = this.addedById.get(id);
-      v = t !== undefined && this.added.splitsAt(t);
-      this.splitCache.set(id, v);
-    }
-    return v;
+    return getOrCompute(this.splitCache, id, this.splitsAfterUncached);
   }
 
   /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text). */

@@ -8,6 +8,7 @@
  * also be exact, but V8 runs such regexes about ten times slower than `\p{…}`.)
  */
 import { readFileSync } from "node:fs";
+import { getOrCompute } from "../memo.ts";
 import { coreDataPath } from "../package-root.ts";
 import { type ClassName, hfUnicode } from "./hf-unicode.ts";
 
@@ -95,15 +96,12 @@ let recorded: Recorded | null = null;
  * computed for any other.
  */
 export function classExceptions(name: Exclude<ClassName, "s">): ClassExceptions {
-  let ex = exceptionsCache.get(name);
-  if (!ex) {
+  return getOrCompute(exceptionsCache, name, () => {
     recorded ??= JSON.parse(
       readFileSync(coreDataPath("tokenizer", "hf-unicode-exceptions.json"), "utf8"),
     ) as Recorded;
-    ex = recorded[process.versions.unicode ?? ""]?.[name] ?? computeClassExceptions(name);
-    exceptionsCache.set(name, ex);
-  }
-  return ex;
+    return recorded[process.versions.unicode ?? ""]?.[name] ?? computeClassExceptions(name);
+  });
 }
 
 const hex = (cp: number) => `\\u{${cp.toString(16)}}`;
@@ -127,12 +125,7 @@ const operands = new Map<ClassName, string>();
  * exceptions each time was a visible part of loading a tokenizer.
  */
 export function hfClassOperand(name: ClassName): string {
-  let operand = operands.get(name);
-  if (operand === undefined) {
-    operand = buildClassOperand(name);
-    operands.set(name, operand);
-  }
-  return operand;
+  return getOrCompute(operands, name, buildClassOperand);
 }
 
 function buildClassOperand(name: ClassName): string {

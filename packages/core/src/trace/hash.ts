@@ -11,6 +11,7 @@
  * message — is read in place, and no crypto call is made (md5 of the JSON was most of a
  * single-turn rollout's hashing cost). Digests are in-process keys only: nothing stores them.
  */
+import { getOrCompute } from "../memo.ts";
 import type { Message } from "../types.ts";
 import { Hash128 } from "./hash128.ts";
 
@@ -104,10 +105,5 @@ const cache = new WeakMap<Message, string>();
 
 /** 128-bit hex digest of a message's identity (collisions here are not adversarial). */
 export function messageHash(m: Message): string {
-  let h = cache.get(m);
-  if (h === undefined) {
-    h = identityDigest(m);
-    cache.set(m, h);
-  }
-  return h;
+  return getOrCompute(cache, m, identityDigest);
 }

@@ -11,6 +11,7 @@
  * `namespace(...)` (a fresh mutable object a snapshot could not copy), namespace attributes set
  * through anything but a plain name, and node types this module does not know.
  */
+import { getOrCompute } from "../../memo.ts";
 
 /** The syntax-tree node shape this module walks (fields per node type, as in the library). */
 export type Node = { type: string } & Record<string, unknown>;
@@ -28,11 +29,7 @@ const shapes = new WeakMap<object, LoopShape | null>();
 
 /** The loop's shape, or null when its body must always be evaluated (see above). Cached per node. */
 export function loopShape(node: Node): LoopShape | null {
-  const hit = shapes.get(node);
-  if (hit !== undefined) return hit;
-  const shape = computeShape(node);
-  shapes.set(node, shape);
-  return shape;
+  return getOrCompute(shapes, node, computeShape);
 }
 
 class Refused extends Error {}
