@@ -60,44 +60,55 @@ function openAiString(v: string, path: string): ToolChoice {
   return fail(path, `expected "auto", "none", "required" or an object, got ${JSON.stringify(v)}`);
 }
 
-/** Chat completions: a string, `{type: "function", function: {name}}`, `{type: "allowed_tools", allowed_tools}`. */
-export function chatToolChoice(v: unknown, path = "tool_choice"): ToolChoice {
+/**
+ * What the two OpenAI dialects share: absent is auto, a string is one of the OpenAI strings, and
+ * an object is told apart by its `type` (in `byType`).
+ */
+function openAiToolChoice(
+  v: unknown,
+  path: string,
+  byType: (o: Json, type: string) => ToolChoice,
+): ToolChoice {
   if (v == null) return { kind: "auto" };
   if (typeof v === "string") return openAiString(v, path);
   const o = object(v, path);
-  const type = string(o["type"], `${path}.type`);
-  if (type === "function") {
-    const name = string(object(o["function"], `${path}.function`)["name"], `${path}.function.name`);
-    return { kind: "forced", what: `the named function ${JSON.stringify(name)}` };
-  }
-  if (type === "custom") return { kind: "forced", what: "a named custom tool" };
-  if (type === "allowed_tools") {
-    const at = object(o["allowed_tools"], `${path}.allowed_tools`);
-    const names = array(at["tools"], `${path}.allowed_tools.tools`).map((t, i) => {
-      const p = `${path}.allowed_tools.tools[${i}]`;
-      const tool = object(t, p);
-      const fn = tool["function"];
-      return string(fn == null ? tool["name"] : object(fn, `${p}.function`)["name"], `${p}.function.name`);
-    });
-    return { kind: "allowed", names, required: mode(at["mode"], `${path}.allowed_tools.mode`) };
-  }
-  return fail(`${path}.type`, `expected function, custom or allowed_tools, got ${JSON.stringify(type)}`);
+  return byType(o, string(o["type"], `${path}.type`));
+}
+
+/** Chat completions: a string, `{type: "function", function: {name}}`, `{type: "allowed_tools", allowed_tools}`. */
+export function chatToolChoice(v: unknown, path = "tool_choice"): ToolChoice {
+  return openAiToolChoice(v, path, (o, type) => {
+    if (type === "function") {
+      const name = string(object(o["function"], `${path}.function`)["name"], `${path}.function.name`);
+      return { kind: "forced", what: `the named function ${JSON.stringify(name)}` };
+    }
+    if (type === "custom") return { kind: "forced", what: "a named custom tool" };
+    if (type === "allowed_tools") {
+      const at = object(o["allowed_tools"], `${path}.allowed_tools`);
+      const names = array(at["tools"], `${path}.allowed_tools.tools`).map((t, i) => {
+        const p = `${path}.allowed_tools.tools[${i}]`;
+        const tool = object(t, p);
+        const fn = tool["function"];
+        return string(fn == null ? tool["name"] : object(fn, `${p}.function`)["name"], `${p}.function.name`);
+      });
+      return { kind: "allowed", names, required: mode(at["mode"], `${path}.allowed_tools.mode`) };
+    }
+    return fail(`${path}.type`, `expected function, custom or allowed_tools, got ${JSON.stringify(type)}`);
+  });
 }
 
 /** Responses: a string, `{type: "function", name}`, `{type: "allowed_tools", mode, tools}`, a hosted tool type. */
 export function responsesToolChoice(v: unknown, path = "tool_choice"): ToolChoice {
-  if (v == null) return { kind: "auto" };
-  if (typeof v === "string") return openAiString(v, path);
-  const o = object(v, path);
-  const type = string(o["type"], `${path}.type`);
-  if (type === "allowed_tools") {
-    const names = array(o["tools"], `${path}.tools`).map((t, i) =>
-      string(object(t, `${path}.tools[${i}]`)["name"], `${path}.tools[${i}].name`),
-    );
-    return { kind: "allowed", names, required: mode(o["mode"], `${path}.mode`) };
-  }
-  const name = typeof o["name"] === "string" ? ` ${JSON.stringify(o["name"])}` : "";
-  return { kind: "forced", what: `a forced ${type} tool${name}` };
+  return openAiToolChoice(v, path, (o, type) => {
+    if (type === "allowed_tools") {
+      const names = array(o["tools"], `${path}.tools`).map((t, i) =>
+        string(object(t, `${path}.tools[${i}]`)["name"], `${path}.tools[${i}].name`),
+      );
+      return { kind: "allowed", names, required: mode(o["mode"], `${path}.mode`) };
+    }
+    const name = typeof o["name"] === "string" ? ` ${JSON.stringify(o["name"])}` : "";
+    return { kind: "forced", what: `a forced ${type} tool${name}` };
+  });
 }
 
 /** Anthropic Messages: `{type: "auto" | "any" | "tool" | "none", name?, disable_parallel_tool_use?}`. */
