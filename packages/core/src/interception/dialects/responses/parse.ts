@@ -125,6 +125,17 @@ function itemsToMessages(items: unknown[], toolSources: ToolSource[]): Message[]
   return out;
 }
 
+/** A function or custom tool call item as envroll's call: its id, its (namespaced) name, `args`. */
+function toolCall(item: Json, path: string, args: string): ToolCall {
+  const name = string(item["name"], `${path}.name`);
+  const namespace = optionalString(item["namespace"], `${path}.namespace`);
+  return {
+    id: string(item["call_id"], `${path}.call_id`),
+    name: namespace ? namespacedName(namespace, name) : name,
+    arguments: args,
+  };
+}
+
 /** One sampled turn: its text, its reasoning and its tool calls, in the model's spelling. */
 function foldAssistant(run: { item: Json; path: string }[]): AssistantMessage {
   let content = "";
@@ -138,21 +149,10 @@ function foldAssistant(run: { item: Json; path: string }[]): AssistantMessage {
       sawReasoning = true;
       reasoning.push(...readReasoning(item, path));
     } else if (type === "function_call") {
-      const name = string(item["name"], `${path}.name`);
-      const namespace = optionalString(item["namespace"], `${path}.namespace`);
-      calls.push({
-        id: string(item["call_id"], `${path}.call_id`),
-        name: namespace ? namespacedName(namespace, name) : name,
-        arguments: string(item["arguments"], `${path}.arguments`),
-      });
+      calls.push(toolCall(item, path, string(item["arguments"], `${path}.arguments`)));
     } else if (type === "custom_tool_call") {
-      const name = string(item["name"], `${path}.name`);
-      const namespace = optionalString(item["namespace"], `${path}.namespace`);
-      calls.push({
-        id: string(item["call_id"], `${path}.call_id`),
-        name: namespace ? namespacedName(namespace, name) : name,
-        arguments: JSON.stringify({ [CUSTOM_INPUT]: string(item["input"], `${path}.input`) }),
-      });
+      const input = string(item["input"], `${path}.input`);
+      calls.push(toolCall(item, path, JSON.stringify({ [CUSTOM_INPUT]: input })));
     } else fail(`${path}.type`, `unsupported assistant item type ${JSON.stringify(type)}`);
   }
   const message: AssistantMessage = { role: "assistant", content };
