@@ -99,6 +99,10 @@ async function runMode(
     await ask(child, init);
     for (let turn = 1; turn <= turns; turn++) {
       const c0 = process.cpuUsage();
+      // ENVROLL_BENCH_AGENT_MARKS=1: each turn's start on the clock of `--cpu-prof`, so a profile
+      // can be cut into turns (early vs late: what grows with the history).
+      if (process.env.ENVROLL_BENCH_AGENT_MARKS && episodes > 2)
+        process.stderr.write(`MARK ${turn} ${process.hrtime.bigint() / 1000n}\n`);
       const done = await ask(child, { type: "go", turn });
       const c = process.cpuUsage(c0);
       out.cpuMs.push((c.user + c.system) / 1000 / episodes);

@@ -6,7 +6,12 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./error.ts";
 
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString("utf8");
+}
+
+/** The body's bytes, bounded as `readBody` (for a reader that compares them before decoding). */
+export function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit)
     return Promise.reject(tooLarge(`request body of ${declared} bytes exceeds the limit of ${limit} bytes`));
@@ -21,9 +26,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
         reject(tooLarge(`request body exceeds the limit of ${limit} bytes`));
       } else chunks.push(chunk);
     });
-    req.on("end", () =>
-      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")),
-    );
+    req.on("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on("error", reject);
   });
 }
@@ -34,7 +37,11 @@ function tooLarge(message: string): HttpError {
 
 /** The body parsed as JSON; an empty body is `{}` (SGLang and the SDKs treat it so). */
 export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const text = await readBody(req, limit);
+  return parseJsonText(await readBody(req, limit));
+}
+
+/** `readJson`'s parse of a body's text (its errors are 400s naming the JSON problem). */
+export function parseJsonText(text: string): unknown {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -48,7 +55,11 @@ export async function readJson(req: IncomingMessage, limit: number): Promise<unk
 
 /** As `readJson`, but anything other than a JSON object is a 400. */
 export async function readJsonObject(req: IncomingMessage, limit: number): Promise<Record<string, any>> {
-  const value = await readJson(req, limit);
+  return jsonObjectOf(await readJson(req, limit));
+}
+
+/** The parsed body as an object; anything else is a 400. */
+export function jsonObjectOf(value: unknown): Record<string, any> {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new HttpError(400, "invalid JSON body: expected a JSON object", { code: "not_an_object" });
   return value as Record<string, any>;

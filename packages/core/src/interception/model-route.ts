@@ -10,22 +10,43 @@ import type { StreamDelta } from "../clients/client.ts";
 import { errorMessage, relayStatus } from "../errors.ts";
 import { HttpError, sendJson } from "../http/index.ts";
 import type { Dialect } from "./dialects/dialect.ts";
+import { ResentRequest } from "./resent-request.ts";
 import type { InterceptionRoute } from "./route.ts";
+import type { RolloutSession } from "./session.ts";
 import { SseStream } from "./sse-stream.ts";
 
 export interface ModelRouteOptions {
   /** Idle time after which a pending stream starts sending keepalive comments. */
   keepaliveMs: number;
+  /** Parse a resent history past what it shares with the rollout's last request (resent-request.ts). */
+  reuseResent: boolean;
+  /** Bodies parsed that way, and history elements they took from the last request (diagnostics). */
+  resent?: { bodies: number; reusedElements: number };
 }
 
 export function modelRoute(dialect: Dialect, options: ModelRouteOptions): InterceptionRoute {
+  // Per rollout, its last request in this dialect; gone with the session.
+  const resent = new WeakMap<RolloutSession<any>, ResentRequest>();
+  const resentOf = (session: RolloutSession<any>) => {
+    let r = resent.get(session);
+    if (!r) {
+      r = new ResentRequest(dialect.historyKey);
+      resent.set(session, r);
+    }
+    return r;
+  };
   return {
     method: "POST",
     path: dialect.path,
     secret: dialect.secret,
     errorBody: dialect.errorBody,
-    async handle({ session, json, res }) {
-      const body = await json();
+    async handle({ session, json, bytes, res }) {
+      const last = options.reuseResent ? resentOf(session) : null;
+      const body = last ? last.body.parse(await bytes()) : await json();
+      if (last && options.resent) {
+        options.resent.bodies++;
+        options.resent.reusedElements += last.body.reused;
+      }
       let request: ReturnType<Dialect["parse"]>;
       try {
         request = dialect.parse(body, { refuseHostedTools: session.refuseHostedTools });
@@ -33,6 +54,7 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
         // A malformed request is the program's bug: tell it, without touching the rollout.
         throw new HttpError(400, errorMessage(e));
       }
+      last?.intern(request);
       session.noteDialect(dialect.name, request.stream);
       if (request.droppedTools) session.noteDroppedTools(request.droppedTools);
       const model = request.model ?? session.model;

@@ -17,6 +17,8 @@ export interface RouteContext {
   params: string[];
   /** The body as a JSON object (bounded: 413 past the limit, 400 for anything but an object). */
   json(): Promise<Record<string, any>>;
+  /** The body's bytes, bounded as `json` (for a reader that parses them itself). */
+  bytes(): Promise<Buffer>;
 }
 
 export interface InterceptionRoute {

@@ -20,6 +20,7 @@ import {
   pathOf,
   Routes,
   type RunningServer,
+  readBodyBytes,
   readJsonObject,
   sendError,
   sendJson,
@@ -55,6 +56,11 @@ interface Holder {
 export interface InterceptionServerOptions {
   /** A streaming turn pending this long starts sending SSE keepalive comments (default 3 s). */
   keepaliveMs?: number;
+  /**
+   * Parse a resent history past the bytes it shares with the rollout's last request (default
+   * true; false parses every body whole — the reference the fast path is tested against).
+   */
+  reuseResent?: boolean;
 }
 
 export class InterceptionServer {
@@ -62,11 +68,17 @@ export class InterceptionServer {
   private starting: Promise<string> | null = null;
   private readonly sessions = new Map<string, Holder>();
   private readonly routes = new Routes<InterceptionRoute>();
+  /** Model requests parsed past their resent history, and the history elements that reused. */
+  readonly resent = { bodies: 0, reusedElements: 0 };
   /** What was attached to this server from above (mcp/mount.ts) and ends with it. */
   private readonly attached: { close(): Promise<void> }[] = [];
 
   constructor(options: InterceptionServerOptions = {}) {
-    const modelOptions = { keepaliveMs: options.keepaliveMs ?? 3000 };
+    const modelOptions = {
+      keepaliveMs: options.keepaliveMs ?? 3000,
+      reuseResent: options.reuseResent ?? true,
+      resent: this.resent,
+    };
     for (const dialect of [chatDialect, responsesDialect, anthropicDialect])
       this.mount(modelRoute(dialect, modelOptions));
     this.mount(countTokensRoute);
@@ -145,6 +157,7 @@ export class InterceptionServer {
         trusted: holder.trusted,
         params: match.params,
         json: () => readJsonObject(req, MAX_BODY),
+        bytes: () => readBodyBytes(req, MAX_BODY),
       });
     } catch (e) {
       const shape = route?.errorBody ?? openAiErrorBody;

@@ -151,6 +151,7 @@ export function openAiErrorBody(message: string, type: string, code: string | nu
 
 export const chatDialect: Dialect = {
   name: "chat",
+  historyKey: "messages",
   path: "/v1/chat/completions",
   secret: bearerToken,
   errorBody: openAiErrorBody,

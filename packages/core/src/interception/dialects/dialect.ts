@@ -62,6 +62,8 @@ export interface Dialect {
   readonly name: DialectName;
   /** The model-turn route. */
   readonly path: string;
+  /** The body member holding the conversation a program resends each turn (see resent-body.ts). */
+  readonly historyKey: string;
   /** The rollout secret the dialect's SDKs send. */
   secret(req: IncomingMessage): string | null;
   /** An error body in the dialect's shape (what its SDK reads a message from). */

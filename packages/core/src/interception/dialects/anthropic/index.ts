@@ -27,6 +27,7 @@ export function anthropicErrorBody(message: string, type: string): unknown {
 
 export const anthropicDialect: Dialect = {
   name: "anthropic",
+  historyKey: "messages",
   path: "/v1/messages",
   secret,
   errorBody: anthropicErrorBody,

@@ -7,6 +7,7 @@ import { parseResponsesRequest } from "./parse.ts";
 
 export const responsesDialect: Dialect = {
   name: "responses",
+  historyKey: "input",
   path: "/v1/responses",
   secret: bearerToken,
   errorBody: openAiErrorBody,
