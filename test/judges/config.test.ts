@@ -54,7 +54,9 @@ test("a rubric judge: path required, V1 defaults for the rest", async () => {
     load('[[taskset.task.judges]]\nid = "rubric"\n'),
     configError(/judges\.0\.path: required/),
   );
-  const c = await load('[[taskset.task.judges]]\nid = "rubric"\npath = "r.toml"\nmax_criteria = 2\n');
+  const rubric = join(mkdtempSync(join(tmpdir(), "envroll-rubric-")), "r.toml");
+  writeFileSync(rubric, '[[criteria]]\nname = "a"\ntext = "x"\n');
+  const c = await load(`[[taskset.task.judges]]\nid = "rubric"\npath = "${rubric}"\nmax_criteria = 2\n`);
   const j = c.taskset.task.judges[0]!;
   assert.equal(j["view"], "full_trace");
   assert.equal(j["answer_field"], "");
@@ -119,31 +121,39 @@ test("a judge whose reward key is taken is a config error naming both", async ()
   assert.equal(ok.taskset.task.judges.length, 2);
 });
 
-test("module judges: own keys checked against the module's schema when the environment loads", async () => {
+test("module judges: imported and their own keys checked with the config, before anything loads", async () => {
   const dir = join(import.meta.dirname, "fixtures");
   const mod = join(dir, "length-judge.ts");
   const good = await load(`[[taskset.task.judges]]\nid = "${mod}"\nlimit = 3\n`);
+  assert.equal(good.taskset.task.judges[0]!["limit"], 3, "the module's own key, validated and typed");
   const env = await loadEnvironment(good, { taskset });
   assert.deepEqual(
     env.judges.map((j) => [j.name, j.weight]),
     [["length-judge", 1]],
   );
   await env.close();
-  const typo = await load(`[[taskset.task.judges]]\nid = "${mod}"\nlimt = 3\n`);
-  await assert.rejects(loadEnvironment(typo, { taskset }), configError(/judges\.0\.limt: unknown key/));
-  const missing = await load(`[[taskset.task.judges]]\nid = "${join(dir, "nope.ts")}"\n`);
+  // Each is refused by loadConfig itself: no environment, task row or rollout exists yet.
+  await assert.rejects(load(`[[taskset.task.judges]]\nid = "${mod}"\nlimt = 3\n`), (e: unknown) => {
+    assert.ok(e instanceof ConfigError, String(e));
+    assert.match(e.path ?? "", /^taskset\.task\.judges\.0/);
+    assert.match(e.message, /judges\.0\.limt: unknown key/);
+    return true;
+  });
   await assert.rejects(
-    loadEnvironment(missing, { taskset }),
+    load(`[[taskset.task.judges]]\nid = "${join(dir, "nope.ts")}"\n`),
     configError(/judges\.0\.id: cannot load judge/),
   );
-  const unknown = await load('[[taskset.task.judges]]\nid = "referense"\n');
   await assert.rejects(
-    loadEnvironment(unknown, { taskset }),
+    load('[[taskset.task.judges]]\nid = "referense"\n'),
     configError(/cannot load judge "referense" \(did you mean "reference"\?\)/),
+  );
+  await assert.rejects(
+    load('[[taskset.task.judges]]\nid = "reference"\nprompt_file = "/nonexistent/judge-prompt.txt"\n'),
+    configError(/judges\.0\.prompt_file: cannot read \/nonexistent\/judge-prompt\.txt: ENOENT/),
   );
 });
 
-test("rubric files are checked when the environment loads", async () => {
+test("rubric files are checked with the config, naming the key", async () => {
   const dir = mkdtempSync(join(tmpdir(), "envroll-rubric-"));
   const write = (name: string, text: string) => {
     writeFileSync(join(dir, name), text);
@@ -165,11 +175,15 @@ test("rubric files are checked when the environment loads", async () => {
       /no positive criterion weight/,
     ],
   ];
-  for (const [path, re] of cases) {
-    const c = await load(`[[taskset.task.judges]]\nid = "rubric"\npath = "${path}"\n`);
-    await assert.rejects(loadEnvironment(c, { taskset }), configError(re), path);
-  }
+  for (const [path, re] of cases)
+    await assert.rejects(
+      load(`[[taskset.task.judges]]\nid = "rubric"\npath = "${path}"\n`),
+      configError(new RegExp(`judges\\.0\\.path: .*${re.source}`)),
+      path,
+    );
   const ok = write("ok.toml", '[[criteria]]\nname = "a"\ntext = "x"\n');
-  const bad = await load(`[[taskset.task.judges]]\nid = "rubric"\npath = "${ok}"\nweights = { b = 2 }\n`);
-  await assert.rejects(loadEnvironment(bad, { taskset }), configError(/weights: "b" name no criterion/));
+  await assert.rejects(
+    load(`[[taskset.task.judges]]\nid = "rubric"\npath = "${ok}"\nweights = { b = 2 }\n`),
+    configError(/judges\.0\.weights: "b" name no criterion/),
+  );
 });

@@ -119,9 +119,11 @@ test("config errors name the TOML key, from the taskset's own model", opts, asyn
     /taskset\.sise: unknown key \(did you mean "size"\?\)/,
   );
   await assert.rejects(loadConfig(toml(", task = { bonsu = 1 }")), /taskset\.task\.bonsu: unknown key/);
-  const bad = await loadConfig(toml(', fail = 3, size = "many"'));
-  await assert.rejects(loadEnvironment(bad), (e: unknown) => {
+  // Values by the taskset's pydantic model, asked by the config validator: refused by loadConfig,
+  // before any task row loads.
+  await assert.rejects(loadConfig(toml(', fail = 3, size = "many"')), (e: unknown) => {
     assert.ok(e instanceof ConfigError);
+    assert.equal(e.path, "taskset.size");
     assert.match(e.message, /taskset\.size: Input should be a valid integer/);
     assert.match(e.message, /taskset\.fail: Input should be a valid string/);
     return true;

@@ -70,8 +70,7 @@ test("reverse_text_v1: the taskset's pydantic config names the TOML key", needsR
     assert.match(e.message, /taskset\.dataset_nam: unknown key \(did you mean "dataset_name"\?\)/);
     return true;
   });
-  const bad = await loadConfig(toml(dir, ", dataset_split = 3"));
-  await assert.rejects(loadEnvironment(bad), (e: unknown) => {
+  await assert.rejects(loadConfig(toml(dir, ", dataset_split = 3")), (e: unknown) => {
     assert.ok(e instanceof ConfigError, String(e));
     assert.equal(e.path, "taskset.dataset_split");
     assert.match(e.message, /taskset\.dataset_split: Input should be a valid string/);

@@ -244,10 +244,9 @@ test("environment: tasks shuffled with a fixed seed then cut to num_tasks; bad j
     /taskset\.task\.judges\.0\.path: required: the rubric file/,
   );
   const withTools = defineTaskset({ ...taskset, id: "cfg-tools", tools: [] });
+  // Refused by loadConfig itself, before any environment loads.
   await assert.rejects(
-    loadEnvironment(await loadConfig(`taskset = { id = "cfg-tools" }`, {}, { taskset: withTools }), {
-      taskset: withTools,
-    }),
+    loadConfig(`taskset = { id = "cfg-tools" }`, {}, { taskset: withTools }),
     /harness\.id: taskset "cfg-tools" has tools/,
   );
   await assert.rejects(load('harness.id = "nope"'), /harness\.id: unknown harness "nope"/);
@@ -264,11 +263,13 @@ test("environment: tasks shuffled with a fixed seed then cut to num_tasks; bad j
 
 test("a runtime type naming an Object member is an unknown runtime, not Object()", async () => {
   for (const type of ["constructor", "toString"]) {
-    const config = await loadConfig(`${T}harness.runtime = { type = "${type}" }`, {}, { taskset });
-    await assert.rejects(loadEnvironment(config, { taskset }), (e: unknown) => {
-      assert.ok(e instanceof ConfigError, String(e));
-      assert.match(e.message, new RegExp(`^harness\\.runtime\\.type: unknown runtime "${type}"`));
-      return true;
-    });
+    await assert.rejects(
+      loadConfig(`${T}harness.runtime = { type = "${type}" }`, {}, { taskset }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.match(e.message, new RegExp(`^harness\\.runtime\\.type: unknown runtime "${type}"`));
+        return true;
+      },
+    );
   }
 });

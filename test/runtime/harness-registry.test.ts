@@ -1,8 +1,17 @@
-/** The harness registry: built-ins load on first use by id; a wrong id is a config error naming harness.id. */
+/**
+ * The harness registry: built-ins load on first use by id. A wrong id is the config validator's
+ * to report (a ConfigError naming harness.id, with did-you-mean); the registry only finds.
+ */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ConfigError } from "../../packages/core/src/errors.ts";
-import { getHarness, harnessIds, registerHarness } from "../../packages/core/src/harnesses/index.ts";
+import {
+  findHarness,
+  getHarness,
+  harnessIds,
+  registerHarness,
+} from "../../packages/core/src/harnesses/index.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 
 test("every built-in id loads the harness of that id", async () => {
   const ids = harnessIds();
@@ -11,7 +20,7 @@ test("every built-in id loads the harness of that id", async () => {
 });
 
 test("an unknown id names harness.id, suggests the near one and lists the known ones", async () => {
-  await assert.rejects(getHarness("tool"), (e: unknown) => {
+  await assert.rejects(loadConfig('taskset.id = "reverse-text"\nharness.id = "tool"'), (e: unknown) => {
     assert.ok(e instanceof ConfigError);
     assert.equal(e.path, "harness.id");
     assert.match(
@@ -21,8 +30,18 @@ test("an unknown id names harness.id, suggests the near one and lists the known 
     return true;
   });
   // Object.prototype members are not ids.
-  for (const id of ["constructor", "toString", "__proto__"])
-    await assert.rejects(getHarness(id), new RegExp(`unknown harness "${id}"`));
+  for (const id of ["constructor", "toString", "__proto__"]) {
+    assert.equal(await findHarness(id), null, id);
+    await assert.rejects(
+      getHarness(id),
+      (e: Error) => !(e instanceof ConfigError) && /unknown harness/.test(e.message),
+    );
+    if (id !== "__proto__")
+      await assert.rejects(
+        loadConfig(`taskset.id = "reverse-text"\nharness.id = "${id}"`),
+        new RegExp(`harness\\.id: unknown harness "${id}"`),
+      );
+  }
 });
 
 test("a registered harness is found by its id", async () => {

@@ -9,7 +9,6 @@ import type { startEngine } from "@envroll/engine/internal/index.ts";
 import { DEFAULT_BASE_URL, type EnvConfig } from "envroll/internal/config/schema.ts";
 import type { LoadedJudge } from "envroll/internal/judges/loader.ts";
 import { loadJudges } from "envroll/internal/judges/loader.ts";
-import type { JudgeConfig } from "envroll/internal/judges/schema.ts";
 
 export interface ScoreJudges {
   judges: LoadedJudge[];
@@ -17,10 +16,10 @@ export interface ScoreJudges {
 }
 
 export async function scoreJudges(config: EnvConfig, say: (line: string) => void): Promise<ScoreJudges> {
-  const configs = config.taskset.task.judges as JudgeConfig[];
+  const configs = config.taskset.task.judges;
   if (configs.length === 0) return { judges: [], close: async () => {} };
   let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
-  if (configs.some((j) => j["base_url"] === undefined || j["base_url"] === DEFAULT_BASE_URL)) {
+  if (configs.some((j) => j.base_url === DEFAULT_BASE_URL)) {
     const { startEngine } = await import("@envroll/engine/internal/index.ts");
     engine = await startEngine({ policy: "judge" });
     say(`judges at the default endpoint are answered by the built-in engine (judge policy) at ${engine.url}`);

@@ -8,16 +8,15 @@ import type { Client, Sampling } from "./clients/client.ts";
 import { tasksetFields } from "./config/load.ts";
 import type { EnvConfig } from "./config/schema.ts";
 import { type RolloutLimit, runEpisode } from "./episode.ts";
-import { ConfigError, errorMessage } from "./errors.ts";
+import { errorMessage, LoadError } from "./errors.ts";
 import type { Harness } from "./harnesses/harness.ts";
 import { getHarness } from "./harnesses/index.ts";
 import type { InterceptionServer } from "./interception/server.ts";
 import { DROPPED_SAMPLING_INFO } from "./interception/trace-info.ts";
 import { type LoadedJudge, type LoadJudgesOptions, loadJudges } from "./judges/loader.ts";
-import type { JudgeConfig } from "./judges/schema.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
 import type { RolloutLimits } from "./limits.ts";
-import { checkGroupSize, checkWithPlugins } from "./loaders/checks.ts";
+import { minGroupSize } from "./loaders/checks.ts";
 import { resolveTaskset } from "./loaders/taskset.ts";
 import { type Summary, SummaryBuilder } from "./outputs/summary.ts";
 import { mulberry32, shuffle } from "./random.ts";
@@ -82,8 +81,9 @@ export async function loadEnvironment(
       python: config.python.executable,
       path: config.python.path,
     }));
+  // The config was validated (loaders/validate.ts): its harness, runtime and judges are known
+  // and fit the taskset, so nothing here checks them again.
   const harness = await getHarness(config.harness.id);
-  await checkWithPlugins(config, taskset, harness);
   if (config.harness.runtime.type === "auto") {
     const { type: _, ...extra } = config.harness.runtime;
     const isolation = harness.isolation?.(config.harness) ?? "none";
@@ -101,8 +101,7 @@ export async function loadEnvironment(
       ...(taskset.taskConfigKeys ? { task: config.taskset.task } : {}),
     });
   } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    throw new ConfigError(`taskset: loading "${taskset.id}" failed: ${errorMessage(e)}`, { path: "taskset" });
+    throw new LoadError(`taskset: loading "${taskset.id}" failed: ${errorMessage(e)}`, { cause: e });
   }
   // Positions in the loaded rows (the same permutation as shuffling the rows themselves), so an
   // invalid row is named by its place in the dataset.
@@ -116,13 +115,11 @@ export async function loadEnvironment(
     if (!dataSchema) return loaded[i]!;
     const p = dataSchema.safeParse(loaded[i]);
     if (!p.success)
-      throw new ConfigError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
+      throw new LoadError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
     return p.data as TaskData;
   });
-  // Last: judges open clients, so nothing that can still fail comes after them. The judge list
-  // was resolved with the config: resolveConfig replaced the raw tables with JudgeConfigs (the
-  // schema's type still says tables, since config/ sits below the judges).
-  const judges = await loadJudges(config.taskset.task.judges as JudgeConfig[], options.judges);
+  // Last: judges open clients, so nothing that can still fail comes after them.
+  const judges = await loadJudges(config.taskset.task.judges, options.judges);
   return new Environment(config, taskset, harness, factory, rows, judges);
 }
 
@@ -161,7 +158,8 @@ export class Environment {
 
   /**
    * Runs the n rollouts of one task (the global semaphore is shared with every other call).
-   * Rejects only with ConfigError (bad n) or GroupRewardError; rollout failures are on the traces.
+   * Rejects only with RangeError (n below the group rewards' minimum) or GroupRewardError;
+   * rollout failures are on the traces.
    */
   runGroup(
     taskIndex: number,
@@ -178,7 +176,12 @@ export class Environment {
     onTrace: ((r: TraceRecord) => void) | undefined,
     limit: RolloutLimit,
   ): Promise<TraceRecord[]> {
-    checkGroupSize(this.taskset, n);
+    // A caller's group size (the service's, per request) is an argument, not config: num_rollouts
+    // was checked against the group rewards when the config was validated.
+    if (n < minGroupSize(this.taskset))
+      throw new RangeError(
+        `taskset "${this.taskset.id}" has group rewards, which need at least 2 rollouts per task, got ${n}`,
+      );
     const task = this.tasks[taskIndex];
     if (task === undefined)
       throw new RangeError(`task index ${taskIndex} out of range (0..${this.tasks.length - 1})`);

@@ -61,7 +61,20 @@ export class GroupRewardError extends Error {
 }
 
 /**
- * A configuration problem, reported before anything runs. `path` is the dotted key path
+ * An environment could not be built from a valid config: the taskset's rows did not load or
+ * did not match its dataSchema, a judge could not be created. Not a config error: the config
+ * passed validation (loaders/validate.ts), and what failed is the work of loading it.
+ */
+export class LoadError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "LoadError";
+  }
+}
+
+/**
+ * A configuration problem, reported before anything runs. Only the validator raises it (the
+ * schema in config/, the validation in loaders/: test/structure/config-errors.test.ts). `path` is the dotted key path
  * (e.g. `retries.rollout.max_retries`); `line`/`column` are set for TOML syntax errors.
  */
 export class ConfigError extends Error {

@@ -16,8 +16,9 @@ export {
   type LoadConfigOptions,
   loadConfig,
   loadConfigAndTaskset,
-  resolveConfig,
 } from "./loaders/config.ts";
+export { resolveJudgeConfigs } from "./loaders/judges.ts";
+export { validateConfig } from "./loaders/validate.ts";
 export { createRenderer } from "./renderers/index.ts";
 export type * from "./renderers/renderer.ts";
 export { createRuntime, registerRuntime, runtimeTypes } from "./runtimes/index.ts";

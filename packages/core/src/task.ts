@@ -205,6 +205,19 @@ export interface Taskset<D extends TaskData = TaskData, C = Record<string, unkno
   reference?(ctx: ReferenceContext<D>): ReferenceSolution | null;
   /** For `envroll validate`: checks the environment (e.g. python3 present). */
   validate?(config: C): MaybePromise<void>;
+  /**
+   * The taskset's own validator beyond `configSchema` (a Python V1 taskset's pydantic model),
+   * called once by the config validator with the `[taskset]` fields and the `[taskset.task]`
+   * table (judges left out): each problem as the dotted key it names (`taskset.size`) and what
+   * is wrong there, none when the config is valid. It reports; the validator raises the error.
+   */
+  checkConfig?(config: C, task: Record<string, unknown>): MaybePromise<readonly ConfigIssue[]>;
+}
+
+/** One problem a plugin's own validator found: the dotted config key and the message. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
 }
 
 /** Which taskset code ran: said when a run starts and recorded in its summary. */

@@ -96,20 +96,20 @@ async def describe(host, req: dict) -> dict:
     }
 
 
-def _config_error(e, config_cls) -> ConfigProblem:
-    lines, first = [], None
+def _config_issues(e, config_cls) -> list[dict]:
+    """Each pydantic error as the TOML key it names and what is wrong there."""
+    issues = []
     for err in e.errors():
         loc = ".".join(str(p) for p in err["loc"])
-        path = f"taskset.{loc}" if loc else "taskset"
-        first = first or path
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = f"unknown key ({config_cls.__name__} has no such field)"
-        lines.append(f"{path}: {msg}")
-    return ConfigProblem(first or "taskset", "\n".join(lines))
+        issues.append({"path": f"taskset.{loc}" if loc else "taskset", "message": msg})
+    return issues
 
 
-async def load(host, req: dict) -> dict:
+def _validated_config(req: dict):
+    """The taskset class and its config, validated by the taskset's own pydantic model."""
     from pydantic import ValidationError
 
     plugin.add_paths(req.get("path") or [])
@@ -121,9 +121,23 @@ async def load(host, req: dict) -> dict:
     # Python task config gets none and Task.score does not run them a second time.
     raw["task"] = {k: v for k, v in (raw.get("task") or {}).items() if k != "judges"}
     try:
-        config = config_cls.model_validate({**raw, "id": req["taskset_id"]})
+        return cls, config_cls.model_validate({**raw, "id": req["taskset_id"]}), []
     except ValidationError as e:
-        raise _config_error(e, config_cls) from None
+        return cls, None, _config_issues(e, config_cls)
+
+
+async def check_config(host, req: dict) -> dict:
+    """The taskset's own validator, asked by envroll's config validator before anything loads."""
+    _, _, issues = _validated_config(req)
+    return {"issues": issues}
+
+
+async def load(host, req: dict) -> dict:
+    cls, config, issues = _validated_config(req)
+    if config is None:
+        # check_config passed this config already; refused now, it is the taskset's failure to load.
+        lines = "\n".join(f"{i['path']}: {i['message']}" for i in issues)
+        raise ConfigProblem(issues[0]["path"], lines)
     taskset = cls(config)
     tasks = await asyncio.to_thread(taskset.load)
     handles = host.state.setdefault("handles", {})
@@ -240,6 +254,7 @@ async def release(host, req: dict) -> None:
 
 HANDLERS = {
     "describe": (describe, "TaskError"),
+    "check_config": (check_config, "TaskError"),
     "load": (load, "TaskError"),
     "setup": (setup, "TaskError"),
     "finalize": (finalize, "TaskError"),

@@ -36,14 +36,15 @@ const refusedSwitch = (why: string) =>
 export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 
 /**
- * One `[[taskset.task.judges]]` table; its keys are checked per judge id by `judges/config.ts`,
- * which `resolveConfig` (loaders/config.ts) calls.
+ * One `[[taskset.task.judges]]` table, as the schema takes it: its keys depend on the judge id,
+ * so the validator (loaders/judges.ts) checks them against `JudgeCommonSchema` and the judge's
+ * own schema once the judge is known, and `EnvConfig` carries the result (`JudgeConfig`).
  */
 export const JudgeConfigSchema = z.record(z.string(), z.unknown(), { error: "expected a table" });
 
 /**
  * `[taskset.task]`: judges, plus the keys a taskset declares (`taskConfigKeys`, e.g. a Python V1
- * taskset's TaskConfig fields), which `resolveConfig` checks once the taskset is known.
+ * taskset's TaskConfig fields), which the validator checks once the taskset is known.
  */
 export const TaskConfigSchema = z.looseObject({
   judges: z.array(JudgeConfigSchema).default([]),
@@ -215,6 +216,43 @@ export const SamplingSchema = z.looseObject({
   reasoning_effort: z.string().optional(),
 });
 
+export const DEFAULT_JUDGE_MODEL = "openai/gpt-5.4-nano";
+
+const judgeIdMessage = 'required: a judge id ("reference", "rubric" or a path to a judge module)';
+
+/**
+ * The keys every plugged judge has (Verifiers V1 `JudgeConfig`, which extends the client config):
+ * which judge, its reward key and weight, the judge model and its sampling, the prompt template,
+ * and the OpenAI-compatible endpoint. A judge's own keys (`answer_field`, `path`, …) are checked
+ * by its definition's `configSchema`.
+ */
+const judgeCommonShape = {
+  id: z.string({ error: judgeIdMessage }).min(1, { error: judgeIdMessage }),
+  name: z.string().default(""),
+  weight: z.number({ error: "expected a finite number" }).default(1),
+  model: z.string().min(1, { error: "expected a non-empty model name" }).default(DEFAULT_JUDGE_MODEL),
+  sampling: SamplingSchema.default({}),
+  /** An inline template. */
+  prompt: z.string().nullable().default(null),
+  /** A template file (mutually exclusive with `prompt`). */
+  prompt_file: z.string().nullable().default(null),
+  base_url: httpUrl.default(DEFAULT_BASE_URL),
+  api_key_var: z.string().nullable().default("PRIME_API_KEY"),
+  headers: headers.default({}),
+};
+
+export const COMMON_JUDGE_KEYS: readonly string[] = Object.keys(judgeCommonShape);
+
+export const JudgeCommonSchema = z
+  .strictObject(judgeCommonShape)
+  .refine((j) => j.prompt === null || j.prompt_file === null, {
+    error: "give prompt or prompt_file, not both",
+    path: ["prompt_file"],
+  });
+
+/** A validated judge entry: the common keys plus the judge's own (already validated) keys. */
+export type JudgeConfig = z.output<typeof JudgeCommonSchema> & Record<string, unknown>;
+
 /**
  * Episodes kept alive across weight updates (training): what the trainer gets for an episode
  * whose turns came from several weight versions, and how stale an episode may be.
@@ -302,7 +340,17 @@ export const EnvConfigSchema = z.strictObject({
     .default({ action: "count", penalty: 1 }),
 });
 
-export type EnvConfig = z.output<typeof EnvConfigSchema>;
+/** What the zod schema alone gives: judges are still raw tables (their keys depend on the judge). */
+export type SchemaOutput = z.output<typeof EnvConfigSchema>;
+/** `[taskset.task]` once validated: the judges typed, plus the keys the taskset declares. */
+export type TaskConfig = { judges: JudgeConfig[] } & Record<string, unknown>;
+/** `[taskset]` once validated: the id, the task table, the taskset's own (validated) fields. */
+export type TasksetConfig = { id: string; task: TaskConfig } & Record<string, unknown>;
+/**
+ * A validated config, as `validateConfig` (loaders/validate.ts) returns it and everything
+ * downstream receives it: nothing below re-checks or casts it.
+ */
+export type EnvConfig = Omit<SchemaOutput, "taskset"> & { taskset: TasksetConfig };
 export type HarnessConfig = EnvConfig["harness"];
 export type ClientConfig = EnvConfig["client"];
 export type EvalClientConfig = z.output<typeof EvalClientSchema>;

@@ -57,6 +57,12 @@ export interface Harness {
    * sandbox with the network shared); absent is "none".
    */
   isolation?(config: HarnessConfig): Isolation;
+  /**
+   * What the harness needs besides its config keys, for the validator to report before anything
+   * runs (e.g. the agent program it launches is installed): a sentence saying what is missing,
+   * or null. A pure check: it reports, the validator (loaders/) decides it is a config error.
+   */
+  requirements?(config: HarnessConfig): string | null;
   /** Toolsets the harness adds to the task's (e.g. bash and edit for programs that use MCP). */
   toolsets?(context: () => HandlerContext<TaskData>, config: HarnessConfig): readonly ToolProvider[];
   run<D extends TaskData>(ctx: HarnessContext<D>): Promise<void>;

@@ -7,28 +7,45 @@
  * packages, which the sandbox has neither of); the model's commands run where the runtime says.
  */
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../errors.ts";
+import { HarnessError } from "../errors.ts";
 import { SubprocessRuntime } from "../runtimes/subprocess.ts";
 import { codingPrompt } from "./coding/prompt.ts";
 import { codingIsolation, codingToolsets } from "./coding/toolset.ts";
 import type { Harness } from "./harness.ts";
 import { programEnv, runProgram } from "./program.ts";
 
-function resolveUrl(specifier: string, what: string): string {
+const PROGRAM = "@envroll/agents/openai-agents";
+const LOADER = "tsx";
+
+/** Where a specifier resolves from here, or the resolver's complaint. */
+function resolved(specifier: string): { url: string } | { missing: string } {
   try {
-    return import.meta.resolve(specifier);
+    return { url: import.meta.resolve(specifier) };
   } catch (e) {
-    throw new ConfigError(
-      `harness.id: "openai-agents" needs ${what} (${specifier}), which cannot be found: ${e instanceof Error ? e.message : String(e)}. Install @envroll/agents beside envroll.`,
-      { path: "harness.id" },
-    );
+    return { missing: e instanceof Error ? e.message : String(e) };
   }
 }
 
+/** What the harness cannot find of the agent program and its TypeScript loader (null: both found). */
+function missingProgram(): string | null {
+  for (const [specifier, what] of [
+    [PROGRAM, "the agent program"],
+    [LOADER, "the TypeScript loader"],
+  ] as const) {
+    const r = resolved(specifier);
+    if ("missing" in r)
+      return `"openai-agents" needs ${what} (${specifier}), which cannot be found: ${r.missing}. Install @envroll/agents beside envroll.`;
+  }
+  return null;
+}
+
 export function agentProgramArgv(): string[] {
-  const program = fileURLToPath(resolveUrl("@envroll/agents/openai-agents", "the agent program"));
-  const loader = resolveUrl("tsx", "the TypeScript loader");
-  return [process.execPath, "--import", loader, program];
+  const program = resolved(PROGRAM);
+  const loader = resolved(LOADER);
+  // The validator checked both with the config; gone since is a failure of this rollout's program.
+  if ("missing" in program || "missing" in loader)
+    throw new HarnessError(missingProgram() ?? "agent program missing");
+  return [process.execPath, "--import", loader.url, fileURLToPath(program.url)];
 }
 
 export const openaiAgentsHarness: Harness = {
@@ -38,6 +55,7 @@ export const openaiAgentsHarness: Harness = {
   // bash and edit reach the program over MCP as coding_bash and coding_edit.
   toolsets: codingToolsets,
   isolation: codingIsolation,
+  requirements: missingProgram,
   async run(ctx) {
     const argv = agentProgramArgv();
     const edit = !ctx.config.disabled_tools?.includes("edit");

@@ -9,3 +9,5 @@ export const builtinJudges: Readonly<Record<string, JudgeDefinition<any, any>>> 
 export function builtinJudge(id: string): JudgeDefinition<any, any> | null {
   return Object.hasOwn(builtinJudges, id) ? builtinJudges[id]! : null;
 }
+
+export const BUILTIN_JUDGE_IDS: readonly string[] = Object.keys(builtinJudges);

@@ -1,5 +1,5 @@
+export { BUILTIN_JUDGE_IDS } from "./builtins.ts";
 export type { JudgeCallRecord } from "./call.ts";
-export { BUILTIN_JUDGE_IDS, resolveJudgeConfigs } from "./config.ts";
 export {
   type CompleteOptions,
   defineJudge,

@@ -53,11 +53,17 @@ export interface JudgeDefinition<C = Record<string, unknown>, D extends TaskData
   /** The id the built-in registers under; for a module, informative. */
   id: string;
   description?: string;
-  /** Validates the judge's own keys (all but the common ones: id, name, weight, model, …). */
+  /**
+   * Validates the judge's own keys (all but the common ones: id, name, weight, model, …), called
+   * by the config validator; refinements may read the files a key names (the rubric's criteria).
+   */
   configSchema?: z.ZodType<C>;
   /** The default prompt template; its placeholders are the judge's business. */
   prompt?: string;
-  /** Called once per environment with the resolved config; may read files, throw ConfigError. */
+  /**
+   * Called once per environment with the validated config; builds the instance (may read files).
+   * Anything it throws is a LoadError: what the config must satisfy belongs in `configSchema`.
+   */
   create(config: JudgeConfig & C): JudgeInstance<D> | Promise<JudgeInstance<D>>;
 }
 

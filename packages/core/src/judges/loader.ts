@@ -1,23 +1,19 @@
 /**
- * Turning resolved judge configs into runnable judges, once per environment: the definition
- * (built-in, or imported from a module path or package), its own keys checked, its template read,
- * its instance created, and its EvalClient opened on the judge's own endpoint.
+ * Turning validated judge configs into runnable judges, once per environment: the definition
+ * (a built-in, or the module judge the config validator imported: judges/registry.ts), its
+ * template read, its instance created, and its EvalClient opened on the judge's own endpoint.
+ * Nothing here checks the config again; a failure here is a LoadError.
  */
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { EvalClient } from "../clients/eval.ts";
-import { didYouMean } from "../config/issues.ts";
 import { DEFAULT_BASE_URL } from "../config/schema.ts";
-import { ConfigError, errorMessage, JudgeError } from "../errors.ts";
+import { errorMessage, JudgeError, LoadError } from "../errors.ts";
 import type { TraceView } from "../task.ts";
 import type { TaskData } from "../types.ts";
-import { importUserModule, isPlugin, looksLikePath } from "../user-module.ts";
-import { builtinJudge, builtinJudges } from "./builtins.ts";
 import { type CallScope, callJudge, JUDGE_RETRY, type JudgeCallRecord, type JudgeEndpoint } from "./call.ts";
-import { checkOwnKeys, judgePath, ownKeys } from "./config.ts";
 import { type JudgeDefinition, type JudgeInstance, type JudgeValue, judgeRewardName } from "./judge.ts";
-import { COMMON_JUDGE_KEYS, type JudgeConfig } from "./schema.ts";
+import { judgeDefinition } from "./registry.ts";
+import type { JudgeConfig } from "./schema.ts";
 import { fillTemplate } from "./template.ts";
 
 /** The per-request timeout of a judge call (the OpenAI SDK's default, which Verifiers' judges get). */
@@ -50,86 +46,52 @@ export interface LoadedJudge {
   close(): Promise<void>;
 }
 
-const isDefinition = (v: unknown): v is JudgeDefinition<any, any> =>
-  isPlugin<JudgeDefinition<any, any>>(v, "create");
-
-/** A module must export exactly one judge definition, so the choice is never a guess. */
-async function importDefinition(id: string, where: string): Promise<JudgeDefinition<any, any>> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = await importUserModule(looksLikePath(id) ? pathToFileURL(resolve(id)).href : id);
-  } catch (e) {
-    const known = Object.keys(builtinJudges);
-    const hint = looksLikePath(id) ? "" : `${didYouMean(id, known)} (built-in: ${known.join(", ")})`;
-    throw new ConfigError(`${where}.id: cannot load judge "${id}"${hint}: ${errorMessage(e)}`, {
-      path: `${where}.id`,
-    });
-  }
-  const found = [...new Set(Object.values(mod).filter(isDefinition))];
-  if (found.length !== 1)
-    throw new ConfigError(
-      `${where}.id: ${id} must export exactly one judge (defineJudge), found ${found.length}`,
-      {
-        path: `${where}.id`,
-      },
-    );
-  return found[0]!;
-}
-
 function readTemplate(config: JudgeConfig, def: JudgeDefinition<any, any>, where: string): string | null {
   if (config.prompt !== null) return config.prompt;
-  if (config.prompt_file !== null) {
-    try {
-      return readFileSync(config.prompt_file, "utf8");
-    } catch (e) {
-      throw new ConfigError(
-        `${where}.prompt_file: cannot read ${config.prompt_file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-        { path: `${where}.prompt_file` },
-      );
-    }
+  if (config.prompt_file === null) return def.prompt ?? null;
+  try {
+    return readFileSync(config.prompt_file, "utf8");
+  } catch (e) {
+    // Readable when the config was validated: gone since, it is this load that failed.
+    throw new LoadError(`${where}.prompt_file: cannot read ${config.prompt_file}: ${errorMessage(e)}`);
   }
-  return def.prompt ?? null;
 }
 
 async function loadOne(config: JudgeConfig, index: number, options: LoadJudgesOptions): Promise<LoadedJudge> {
-  const where = judgePath(index);
-  let def = builtinJudge(config.id);
-  let resolved = config;
-  if (def === null) {
-    def = await importDefinition(config.id, where);
-    const common = Object.fromEntries(Object.entries(config).filter(([k]) => COMMON_JUDGE_KEYS.includes(k)));
-    resolved = { ...common, ...checkOwnKeys(def, ownKeys(config), index) } as JudgeConfig;
-  }
-  const template = readTemplate(resolved, def, where);
+  const where = `taskset.task.judges.${index}`;
+  const def = judgeDefinition(config.id);
+  // The validator resolved (and, for a module, imported and registered) every judge it passed.
+  if (def === null)
+    throw new Error(`${where}: judge "${config.id}" was not validated (load the config first)`);
+  const template = readTemplate(config, def, where);
   let instance: JudgeInstance<any>;
   try {
-    instance = await def.create(resolved);
+    instance = await def.create(config);
   } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    throw new ConfigError(`${where}: judge "${config.id}": ${errorMessage(e)}`, { path: where });
+    throw new LoadError(`${where}: judge "${config.id}" could not be created: ${errorMessage(e)}`, {
+      cause: e,
+    });
   }
   const baseUrl =
-    options.defaultBaseUrl && resolved.base_url === DEFAULT_BASE_URL
-      ? options.defaultBaseUrl
-      : resolved.base_url;
+    options.defaultBaseUrl && config.base_url === DEFAULT_BASE_URL ? options.defaultBaseUrl : config.base_url;
   const endpoint: JudgeEndpoint = {
     client: new EvalClient({
       baseUrl,
-      model: resolved.model,
-      apiKey: resolved.api_key_var ? (process.env[resolved.api_key_var] ?? null) : null,
-      headers: resolved.headers,
+      model: config.model,
+      apiKey: config.api_key_var ? (process.env[config.api_key_var] ?? null) : null,
+      headers: config.headers,
       timeoutMs: JUDGE_TIMEOUT_MS,
     }),
-    model: resolved.model,
-    sampling: resolved.sampling,
+    model: config.model,
+    sampling: config.sampling,
     retry: options.retry ?? JUDGE_RETRY,
   };
-  const name = judgeRewardName(resolved);
+  const name = judgeRewardName(config);
   return {
     index,
-    id: resolved.id,
+    id: config.id,
     name,
-    weight: resolved.weight,
+    weight: config.weight,
     async score(run) {
       const scope: CallScope = { judge: name, sessionId: `judge-${name}-${run.trace.id}`, sink: run.calls };
       return instance.score({

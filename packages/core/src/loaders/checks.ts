@@ -1,17 +1,18 @@
 /**
- * The config rules that need the plugins a config names: the taskset (its tools, user simulator,
- * declared MCP servers, group rewards), the harness (what it can drive) and the runtime (its own
- * schema). They run once, when an environment is loaded, before any rollout starts; each is a
- * ConfigError naming the key. Rules that need no plugin are the schema's (config/schema.ts), the
- * taskset's and judges' own keys are checked by `resolveConfig` (loaders/config.ts).
+ * The config rules that need the plugins a config names, step 4 of the one validation
+ * (validate.ts): the harness (its id, what it can drive, what it needs installed), the
+ * taskset's tools, user simulator and declared MCP servers against it, toolset names, group
+ * rewards against the group size, and the runtime (its type and its own schema). Each is a
+ * ConfigError naming the key, raised before anything loads or runs.
  */
-import { configErrorFromIssues } from "../config/issues.ts";
+import { configErrorFromIssues, didYouMean } from "../config/issues.ts";
 import { parseServerSpec } from "../config/mcp-spec.ts";
 import type { EnvConfig } from "../config/schema.ts";
-import { ConfigError } from "../errors.ts";
+import { ConfigError, errorMessage } from "../errors.ts";
 import type { Harness } from "../harnesses/harness.ts";
+import { findHarness, harnessIds } from "../harnesses/index.ts";
 import { declaredServers } from "../mcp/open.ts";
-import { runtimeSchema } from "../runtimes/index.ts";
+import { findRuntime, type RuntimeEntry, runtimeTypes } from "../runtimes/index.ts";
 import type { Taskset } from "../task.ts";
 
 /** Rollouts per task a taskset needs: a group reward compares rollouts, so two at least. */
@@ -19,13 +20,22 @@ export function minGroupSize(taskset: Taskset<any, any>): number {
   return (taskset.groupRewards?.length ?? 0) > 0 ? 2 : 1;
 }
 
-/** `n` rollouts per task against the taskset's group rewards (`num_rollouts`, or a service's group size). */
-export function checkGroupSize(taskset: Taskset<any, any>, n: number): void {
-  if (n < minGroupSize(taskset))
+/** The harness `harness.id` names, imported now; an unknown id with did-you-mean. */
+async function harnessFor(config: EnvConfig): Promise<Harness> {
+  const id = config.harness.id;
+  const harness = await findHarness(id);
+  if (!harness) {
+    const known = harnessIds();
     throw new ConfigError(
-      `num_rollouts: taskset "${taskset.id}" has group rewards (${taskset.groupRewards!.map((g) => g.name).join(", ")}), which need at least 2 rollouts per task, got ${n}`,
-      { path: "num_rollouts" },
+      `harness.id: unknown harness "${id}"${didYouMean(id, known)} (known: ${known.join(", ")})`,
+      {
+        path: "harness.id",
+      },
     );
+  }
+  const missing = harness.requirements?.(config.harness) ?? null;
+  if (missing !== null) throw new ConfigError(`harness.id: ${missing}`, { path: "harness.id" });
+  return harness;
 }
 
 /** What the taskset asks of the harness: a user simulator, tools, toolsets; names unique. */
@@ -56,19 +66,45 @@ function checkHarness(taskset: Taskset<any, any>, harness: Harness, config: EnvC
   }
 }
 
-/** Every plugin rule, for a config already through the schema and `resolveConfig`. */
-export async function checkWithPlugins(
-  config: EnvConfig,
-  taskset: Taskset<any, any>,
-  harness: Harness,
-): Promise<void> {
+/** `num_rollouts` against the taskset's group rewards. */
+function checkGroupSize(taskset: Taskset<any, any>, n: number): void {
+  if (n < minGroupSize(taskset))
+    throw new ConfigError(
+      `num_rollouts: taskset "${taskset.id}" has group rewards (${taskset.groupRewards!.map((g) => g.name).join(", ")}), which need at least 2 rollouts per task, got ${n}`,
+      { path: "num_rollouts" },
+    );
+}
+
+/** The runtime `harness.runtime.type` names, loaded now, and its keys by its own schema. */
+async function checkRuntime(config: EnvConfig): Promise<void> {
+  const runtime = config.harness.runtime;
+  // "auto" becomes a built-in spec made in code when the environment loads (runtimes/auto.ts).
+  if (runtime.type === "auto") return;
+  const where = "harness.runtime.type";
+  let entry: RuntimeEntry | null;
+  try {
+    entry = await findRuntime(runtime.type);
+  } catch (e) {
+    throw new ConfigError(`${where}: runtime "${runtime.type}" is not available: ${errorMessage(e)}`, {
+      path: where,
+    });
+  }
+  if (!entry)
+    throw new ConfigError(
+      `${where}: unknown runtime "${runtime.type}" (known: ${runtimeTypes().join(", ")})`,
+      {
+        path: where,
+      },
+    );
+  const checked = entry.schema?.safeParse(runtime);
+  if (checked && !checked.success)
+    throw configErrorFromIssues(checked.error.issues, runtime, entry.schema, "harness.runtime");
+}
+
+/** Every plugin rule, for a config already through the schema, the taskset's keys and the judges. */
+export async function checkWithPlugins(config: EnvConfig, taskset: Taskset<any, any>): Promise<void> {
+  const harness = await harnessFor(config);
   checkHarness(taskset, harness, config);
   checkGroupSize(taskset, config.num_rollouts);
-  const runtime = config.harness.runtime;
-  // "auto" becomes a spec built in code when the environment loads; the types a user names own their keys.
-  if (runtime.type === "auto") return;
-  const schema = await runtimeSchema(runtime.type);
-  const checked = schema?.safeParse(runtime);
-  if (checked && !checked.success)
-    throw configErrorFromIssues(checked.error.issues, runtime, schema, "harness.runtime");
+  await checkRuntime(config);
 }

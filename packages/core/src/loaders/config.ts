@@ -4,30 +4,27 @@
  *
  * Precedence, highest first: CLI overrides, the TOML, the taskset's suggested defaults, the
  * built-in defaults (in the schema). The taskset must be resolved before validation because its
- * own `configSchema` decides which `[taskset]` keys exist; so loading sits above the tasksets,
- * judges and harnesses whose validators it calls, while the schema (config/) stays below them.
+ * own `configSchema` decides which `[taskset]` keys exist; validation is `validateConfig`
+ * (validate.ts), the one place, which sits above the tasksets, judges, harnesses and runtimes
+ * whose validators it calls, while the schema (config/) stays below them.
  */
 import { dirname, resolve } from "node:path";
-import { normalizeAliases, TOP_LEVEL_ALIASES } from "../config/aliases.ts";
-import { configErrorFromIssues, didYouMean } from "../config/issues.ts";
+import { normalizeAliases } from "../config/aliases.ts";
 import {
   applyOverrides,
   type ConfigOverrides,
   type ConfigSource,
-  deepMerge,
   isTable,
   isTomlText,
-  ONCE,
   readSource,
   type Table,
 } from "../config/load.ts";
 import { absolutizePaths } from "../config/paths.ts";
-import { checkSamplingKeys } from "../config/sampling-keys.ts";
-import { type EnvConfig, EnvConfigSchema } from "../config/schema.ts";
+import type { EnvConfig } from "../config/schema.ts";
 import { ConfigError } from "../errors.ts";
-import { resolveJudgeConfigs } from "../judges/config.ts";
 import type { Taskset } from "../task.ts";
 import { resolveTaskset } from "./taskset.ts";
+import { validateConfig } from "./validate.ts";
 
 export interface LoadConfigOptions {
   /** Use this taskset instead of resolving `taskset.id` (inline tasksets, tests). */
@@ -75,7 +72,7 @@ export async function loadConfigAndTaskset(
       },
     );
   const taskset = options.taskset ?? (await resolveTaskset(id, process.cwd(), pythonOptions(raw)));
-  return { config: resolveConfig(raw, taskset), taskset };
+  return { config: await validateConfig(raw, taskset), taskset };
 }
 
 /** The `[python]` table as given (it picks the host that resolves the taskset, before validation). */
@@ -86,71 +83,4 @@ export function pythonOptions(raw: Table): { python?: string | null; path?: stri
   if (typeof py["executable"] === "string") out.python = py["executable"];
   if (Array.isArray(py["path"])) out.path = py["path"].filter((p): p is string => typeof p === "string");
   return out;
-}
-
-/** Validates an alias-normalized raw config against the schema and the taskset's own keys. */
-export function resolveConfig(raw: Table, taskset: Taskset<any, any>): EnvConfig {
-  // A taskset's preferred runtime (e.g. a sandbox for model-written code) is a default like any other.
-  const suggested: Table = taskset.runtime ? { harness: { runtime: taskset.runtime } } : {};
-  const defaults = deepMerge(suggested, normalizeAliases(structuredClone(taskset.defaults ?? {})));
-  const merged = deepMerge(defaults, raw);
-  const harness = merged["harness"];
-  // A command without an id can only mean the command harness.
-  if (
-    isTable(harness) &&
-    harness["command"] !== undefined &&
-    (raw["harness"] as Table | undefined)?.["id"] === undefined
-  )
-    harness["id"] = "command";
-  const client = merged["client"];
-  if (isTable(client) && client["type"] === undefined) client["type"] = "eval";
-
-  const parsed = EnvConfigSchema.safeParse(merged, ONCE);
-  if (!parsed.success)
-    throw configErrorFromIssues(
-      parsed.error.issues,
-      merged,
-      EnvConfigSchema,
-      "",
-      Object.keys(TOP_LEVEL_ALIASES),
-    );
-  const config = parsed.data;
-  // Checked against the client that will run it when the config names one.
-  checkSamplingKeys(config.sampling, isTable(merged["client"]) ? config.client.type : "any");
-
-  const { id, task, ...fields } = config.taskset;
-  const schema = taskset.configSchema as any;
-  let tasksetFields: Table = fields;
-  if (schema) {
-    // Taskset schemas are usually plain objects; make them strict so typos are caught here too.
-    const strict = typeof schema.strict === "function" ? schema.strict() : schema;
-    const res = strict.safeParse(fields, ONCE);
-    if (!res.success) throw configErrorFromIssues(res.error.issues, fields, strict, "taskset");
-    tasksetFields = res.data;
-  } else if (Object.keys(fields).length > 0) {
-    throw new ConfigError(
-      Object.keys(fields)
-        .map((k) => `taskset.${k}: unknown key (taskset "${taskset.id}" has no options)`)
-        .join("\n"),
-      { path: `taskset.${Object.keys(fields)[0]}` },
-    );
-  }
-  const allowed = new Set(taskset.taskConfigKeys ?? []);
-  const unknown = Object.keys(task).filter((k) => k !== "judges" && !allowed.has(k));
-  if (unknown.length > 0)
-    throw new ConfigError(
-      unknown
-        .map(
-          (k) =>
-            `taskset.task.${k}: unknown key${didYouMean(k, ["judges", ...allowed])} (taskset "${taskset.id}" takes ${["judges", ...allowed].join(", ")})`,
-        )
-        .join("\n"),
-      { path: `taskset.task.${unknown[0]}` },
-    );
-  config.taskset = {
-    id,
-    task: { ...task, judges: resolveJudgeConfigs(task.judges, taskset) },
-    ...tasksetFields,
-  };
-  return config;
 }

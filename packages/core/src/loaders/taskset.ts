@@ -15,7 +15,7 @@ import { didYouMean } from "../config/issues.ts";
 import { ConfigError } from "../errors.ts";
 import { CORE_ROOT } from "../package-root.ts";
 import type { HostOptions } from "../python/host.ts";
-import { resolvePythonTaskset } from "../python/taskset.ts";
+import { PythonImportError, resolvePythonTaskset } from "../python/taskset.ts";
 import type { Taskset } from "../task.ts";
 import { builtinTasksets } from "../tasksets/index.ts";
 import { importUserModule, isPlugin, looksLikePath } from "../user-module.ts";
@@ -70,13 +70,24 @@ export function packageEntry(dir: string): string | null {
   return null;
 }
 
+/** A Python V1 taskset of that id, null when none is importable; one that fails to import names taskset.id. */
+async function pythonTaskset(id: string, python: HostOptions): Promise<Taskset<any, any> | null> {
+  try {
+    return await resolvePythonTaskset(id, python);
+  } catch (e) {
+    if (e instanceof PythonImportError)
+      throw new ConfigError(`taskset.id: ${e.message}`, { path: "taskset.id" });
+    throw e;
+  }
+}
+
 export async function resolveTaskset(
   id: string,
   from = process.cwd(),
   python: HostOptions = {},
 ): Promise<Taskset<any, any>> {
   if ((looksLikePath(id) || id.startsWith("/")) && isPythonPath(id)) {
-    const py = await resolvePythonTaskset(id, python);
+    const py = await pythonTaskset(id, python);
     if (py) return py;
     throw new ConfigError(
       `taskset.id: ${id} is a Python module, but no Python V1 taskset could be found in it`,
@@ -91,7 +102,7 @@ export async function resolveTaskset(
     const load = Object.hasOwn(builtinTasksets, c) ? builtinTasksets[c] : undefined;
     if (load) return load();
   }
-  const py = await resolvePythonTaskset(id, python);
+  const py = await pythonTaskset(id, python);
   if (py) return py;
   const names = packageNames(id);
   for (const name of names) {

@@ -1,11 +1,11 @@
 /**
  * Python answers as envroll errors: a V1 error type name becomes the class of the same name
  * (TaskError, UserError, ToolsetError…), its stack the Python traceback, so the trace records
- * where in the environment's code the failure happened. A refused taskset config becomes a
- * ConfigError naming the TOML key.
+ * where in the environment's code the failure happened. A taskset config is refused before
+ * this (the config validator asks the host's `check_config`), so a refusal here is no config
+ * error but the boundary's failure, its message naming the key.
  */
 import {
-  ConfigError,
   HarnessError,
   InterceptionError,
   ProviderError,
@@ -30,7 +30,6 @@ const CLASSES: Record<string, new (message: string, options?: { cause?: unknown 
 export function fromPython(e: unknown, fallback: keyof typeof CLASSES): Error {
   if (!(e instanceof PythonError)) return e instanceof Error ? e : new TaskError(String(e));
   const r = e.record;
-  if (r.type === "ConfigError") return new ConfigError(r.message, { path: r.path ?? "taskset" });
   if (r.type === "ProviderError" || r.type === "OverlongPromptError")
     return withTraceback(new ProviderError(r.message), r.traceback);
   const cls = CLASSES[r.type] ?? CLASSES[fallback]!;

@@ -5,7 +5,8 @@
  *
  * Mapping (V1 → envroll):
  *   config fields      → `configSchema` keys (unknown keys are caught with did-you-mean at config
- *                        time); values are validated by the taskset's pydantic model at `load`
+ *                        time); values by the taskset's pydantic model, through `checkConfig`,
+ *                        which the config validator calls (the host's `check_config`)
  *   `@vf.stop`         → one stop per function; the first in V1 order asks Python for all of them
  *   `Task.score`       → one call per rollout; its metrics are recorded as returned, each reward
  *                        as V1 stored it (already weighted, so the envroll weight is 1)
@@ -14,9 +15,10 @@
  *   runtime            → callbacks from Python to the rollout's envroll runtime
  */
 import { z } from "zod";
-import { ConfigError, TaskError } from "../errors.ts";
+import { TaskError } from "../errors.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import type {
+  ConfigIssue,
   GroupReward,
   HandlerContext,
   LocalToolset,
@@ -95,6 +97,11 @@ interface ScoreResult {
   info: Record<string, unknown>;
 }
 
+/** A Python module of the id exists but does not import as a taskset (the loader reports it as taskset.id). */
+export class PythonImportError extends Error {
+  override name = "PythonImportError";
+}
+
 /** Resolves `id` in Python; null when no Python module of that name is importable. */
 export async function resolvePythonTaskset(
   id: string,
@@ -109,14 +116,15 @@ export async function resolvePythonTaskset(
     // No interpreter at all: this id is simply not a Python taskset here.
     if (e instanceof PythonHostError && /could not run/.test(e.message)) return null;
     const detail = e instanceof PythonError ? (e.record.traceback ?? e.message) : String(e);
-    throw new ConfigError(
-      `taskset.id: Python taskset "${id}" (${host.python}) could not be imported:\n${detail}`,
-      {
-        path: "taskset.id",
-      },
-    );
+    throw new PythonImportError(`Python taskset "${id}" (${host.python}) could not be imported:\n${detail}`);
   }
   return pythonTaskset(id, info, host);
+}
+
+/** The `[taskset.task]` table as Python gets it: the judges are envroll's. */
+function pythonTask(task: Record<string, unknown>): Record<string, unknown> {
+  const { judges: _, ...rest } = task;
+  return rest;
 }
 
 export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonHost): Taskset<any, any> {
@@ -147,7 +155,7 @@ export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonH
   /** The taskset loaded in the running host; loaded again after a restart. */
   function loadedTaskset(): Promise<{ handle: number; rows: TaskData[] }> {
     if (loaded && loaded.gen === host.gen && host.pid !== null) return loaded.result;
-    if (!loadRequest) throw new ConfigError(`taskset: "${id}" used before load()`);
+    if (!loadRequest) throw new Error(`taskset "${id}" used before load()`);
     const p = host.request<{ handle: number; rows: TaskData[] }>("load", loadRequest);
     // The generation is read after request() started the process, so it names that process.
     const entry = { gen: host.gen, result: p };
@@ -267,9 +275,12 @@ export function pythonTaskset(id: string, info: PythonTasksetInfo, host: PythonH
     origin,
     configSchema,
     taskConfigKeys: info.task_config_fields,
+    async checkConfig(config: Record<string, unknown>, task: Record<string, unknown>) {
+      const request = { taskset_id: id, path: host.path, config: { ...config, task: pythonTask(task) } };
+      return (await host.request<{ issues: ConfigIssue[] }>("check_config", request)).issues;
+    },
     async load(config: Record<string, unknown>, hint) {
-      const task = { ...(hint?.task ?? {}) };
-      delete task["judges"];
+      const task = pythonTask(hint?.task ?? {});
       loadRequest = { taskset_id: id, path: host.path, config: { ...config, task } };
       loaded = null;
       try {

@@ -1,9 +1,10 @@
 /**
  * The runtime registry: `harness.runtime = { type = "…" }` names a factory here. Built-ins are
  * imported lazily so that a run which never uses the sandbox never loads it. Other modules add
- * types with `registerRuntime` (e.g. a docker or remote runtime).
+ * types with `registerRuntime` (e.g. a docker or remote runtime). Whether a config names a
+ * known, loadable type is the validator's to report (loaders/checks.ts); here an unknown type is
+ * only "not found".
  */
-import { ConfigError } from "../errors.ts";
 import type { Runtime, RuntimeSpec } from "./runtime.ts";
 
 export interface RuntimeContext {
@@ -23,18 +24,18 @@ export interface RuntimeSchema {
   safeParse(v: unknown): { success: true } | { success: false; error: { issues: any[] } };
 }
 
-interface Entry {
+export interface RuntimeEntry {
   factory: RuntimeFactory;
   schema: RuntimeSchema | null;
 }
 
-const entries = new Map<string, Entry>();
+const entries = new Map<string, RuntimeEntry>();
 
 /**
  * Lazy built-ins. The sandbox module is written separately; it exports `createSandboxRuntime(spec,
  * ctx)` (or a `SandboxRuntime` class taking the same) and may export `SandboxSpecSchema`.
  */
-const builtins: Record<string, () => Promise<Entry>> = {
+const builtins: Record<string, () => Promise<RuntimeEntry>> = {
   subprocess: async () => ({
     factory: (await import("./subprocess.ts")).createSubprocessRuntime,
     schema: null,
@@ -65,37 +66,22 @@ export function runtimeTypes(): string[] {
   return [...new Set([...entries.keys(), ...Object.keys(builtins)])].sort();
 }
 
-async function entry(type: string): Promise<Entry> {
+/** The registered or built-in type (loading its module now); null for an unknown type. */
+export async function findRuntime(type: string): Promise<RuntimeEntry | null> {
   let e = entries.get(type);
   if (e) return e;
   const load = Object.hasOwn(builtins, type) ? builtins[type] : undefined; // not Object.prototype members
-  if (!load)
-    throw new ConfigError(
-      `harness.runtime.type: unknown runtime "${type}" (known: ${runtimeTypes().join(", ")})`,
-      {
-        path: "harness.runtime.type",
-      },
-    );
-  try {
-    e = await load();
-  } catch (err) {
-    throw new ConfigError(
-      `harness.runtime.type: runtime "${type}" is not available: ${err instanceof Error ? err.message : String(err)}`,
-      { path: "harness.runtime.type" },
-    );
-  }
+  if (!load) return null;
+  e = await load();
   entries.set(type, e);
   return e;
 }
 
 /** Resolves a runtime type to its factory once (loading the module if needed). */
 export async function runtimeFactory(type: string): Promise<RuntimeFactory> {
-  return (await entry(type)).factory;
-}
-
-/** The runtime's own option schema, when it has one. */
-export async function runtimeSchema(type: string): Promise<RuntimeSchema | null> {
-  return (await entry(type)).schema;
+  const e = await findRuntime(type);
+  if (!e) throw new Error(`unknown runtime "${type}" (known: ${runtimeTypes().join(", ")})`);
+  return e.factory;
 }
 
 export async function createRuntime(spec: RuntimeSpec, ctx: RuntimeContext = {}): Promise<Runtime> {
