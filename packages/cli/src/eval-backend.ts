@@ -16,7 +16,7 @@ import { type ReferenceBook, type ReferenceStats, referenceBook } from "envroll/
 import type { Taskset } from "envroll/internal/task.ts";
 import { isCheckpointFolder } from "envroll/internal/tokenizer/index.ts";
 import type { TraceRecord } from "envroll/internal/trace/record.ts";
-import { enableThinking, makeClient, preloadTokenizer } from "./client-factory.ts";
+import { enableThinking, makeClient, prefetchClientTokenizer, preloadTokenizer } from "./client-factory.ts";
 
 /** Where model calls go: the configured client, or the built-in engine started in-process. */
 export type EndpointChoice =
@@ -106,6 +106,8 @@ export async function openBackend(
     });
     clientConfig = builtinClient(engine.url, folder);
   } else clientConfig = endpoint.client;
+  // The tokenizer's file is read on libuv's threads while the environment loads on this one.
+  const tokenizerRead = prefetchClientTokenizer(clientConfig, config.model);
   let env: Environment | null = null;
   try {
     // Offline, the built-in engine also answers the judges left at the default (unreachable) endpoint.
@@ -126,6 +128,7 @@ export async function openBackend(
             (env.judges.length > 0 ? " for the model and the judges" : ""),
         );
     }
+    await tokenizerRead;
     preloadTokenizer(clientConfig, config.model);
     await identified;
     const client = makeClient(clientConfig, config.model, enableThinking(config.sampling));

@@ -7,7 +7,9 @@
  * only those rollouts are lost) and the next request starts a fresh process; tasksets loaded in
  * the dead one are loaded again on demand (`PythonHost.load` remembers how).
  */
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type * as ChildProcessModule from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { RolloutError } from "../errors.ts";
@@ -87,6 +89,9 @@ export class PythonHost {
     const env = { ...process.env };
     env["PYTHONPATH"] = [HOST_PYTHONPATH, ...this.path, env["PYTHONPATH"]].filter(Boolean).join(":");
     env["PYTHONUNBUFFERED"] = "1";
+    // Loaded here: every eval imports this module, few host Python, and node:child_process (with
+    // node:net and the handle-passing code under it) is ~5% of the CLI's start-up to load.
+    const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof ChildProcessModule;
     const child = spawn(this.python, ["-m", "envroll_v1host"], { stdio: ["pipe", "pipe", "pipe"], env });
     this.child = child;
     this.generation++;

@@ -15,7 +15,7 @@ import { BYTE_TO_CHAR } from "./byte-level.ts";
 import type { CompiledBpe } from "./compiled-cache.ts";
 import { MergeTable, PAIR_SHIFT } from "./merge-table.ts";
 import { joinedBeforeMetaSpace, META_SPACE } from "./meta-space.ts";
-import { ArrayTokenList, type PackedTokenList, type TokenList } from "./token-list.ts";
+import { AlphabetTokenList, ArrayTokenList, type TokenList } from "./token-list.ts";
 
 export interface BpeModelJson {
   vocab: Record<string, number>;
@@ -56,11 +56,9 @@ export class BytePairModel {
     if (model.dropout) throw new Error("BPE dropout is not supported");
     if (model.continuing_subword_prefix || model.end_of_word_suffix)
       throw new Error("BPE continuing_subword_prefix / end_of_word_suffix are not supported");
-    let lookup: (token: string) => number | undefined;
     if (compiled) {
       this.tokens = compiled.tokens;
       this.merges = MergeTable.fromArrays(compiled.merges);
-      lookup = shortTokenLookup(compiled.tokens);
     } else {
       // A keys loop: Object.entries on a 150k-key object costs twice as much at start-up.
       const vocab = new Map<string, number>();
@@ -82,22 +80,30 @@ export class BytePairModel {
         if (ia === undefined || ib === undefined || merged === undefined) return;
         this.merges.add(ia, ib, rank, merged);
       });
-      lookup = (token) => vocab.get(token);
     }
     if (this.tokens.length >= PAIR_SHIFT) throw new Error("BPE vocabulary too large for pair keys");
     this.ignoreMerges = model.ignore_merges === true;
     this.byteFallback = model.byte_fallback === true;
     this.fuseUnk = model.fuse_unk === true;
     this.unkId = model.unk_token ? this.vocab.get(model.unk_token) : undefined;
+    if (compiled) {
+      // Stored with the compiled form: finding them means a pass over the whole vocabulary.
+      this.byteIds = compiled.byteIds;
+      this.fallbackIds = compiled.fallbackIds;
+      if (byteLevel && this.byteIds.includes(-1))
+        throw new Error(`byte-level vocabulary lacks byte ${this.byteIds.indexOf(-1)}`);
+      return;
+    }
     this.byteIds = new Int32Array(256).fill(-1);
     this.fallbackIds = new Int32Array(256).fill(-1);
+    const vocab = this.vocab;
     for (let b = 0; b < 256; b++) {
       if (byteLevel) {
-        const id = lookup(BYTE_TO_CHAR[b]!);
+        const id = vocab.get(BYTE_TO_CHAR[b]!);
         if (id === undefined) throw new Error(`byte-level vocabulary lacks byte ${b}`);
         this.byteIds[b] = id;
       }
-      const fb = lookup(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
+      const fb = vocab.get(`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
       if (fb !== undefined) this.fallbackIds[b] = fb;
     }
   }
@@ -120,7 +126,19 @@ export class BytePairModel {
   compile(): CompiledBpe | null {
     const packed = this.tokens.pack();
     if (packed === null || this.vocab.size !== packed.length) return null;
-    return { tokens: packed, merges: this.merges.arrays() };
+    return {
+      tokens: packed,
+      merges: this.merges.arrays(),
+      byteIds: this.byteIds,
+      fallbackIds: this.fallbackIds,
+    };
+  }
+
+  /** The bytes token `id` stands for, when the vocabulary holds them as they are (else null). */
+  tokenBytes(id: number): Uint8Array | null {
+    return this.byteLevel && this.tokens instanceof AlphabetTokenList && id < this.tokens.length
+      ? this.tokens.bytesOf(id)
+      : null;
   }
 
   /** Token ids of one pre-token (already normalized text). Results are cached and must not be mutated. */
@@ -371,23 +389,6 @@ function heapPop(heap: Float64Array, size: number): number {
     heap[i] = last;
   }
   return n;
-}
-
-/**
- * Lookups of the tokens `byteIds` and `fallbackIds` ask for (one UTF-16 unit, or `<0xNN>`)
- * without the full token map. One pass over the offsets, slicing only those tokens: slicing
- * every 6-unit token (thousands of words) was ~10 ms of a cached tokenizer's load.
- */
-function shortTokenLookup(tokens: PackedTokenList): (token: string) => number | undefined {
-  const short = new Map<string, number>();
-  const { text, offsets } = tokens;
-  const n = offsets.length - 1;
-  for (let id = 0; id < n; id++) {
-    const at = offsets[id]!;
-    const len = offsets[id + 1]! - at;
-    if (len === 1 || (len === 6 && text.startsWith("<0x", at))) short.set(text.slice(at, at + len), id);
-  }
-  return (token) => short.get(token);
 }
 
 function splitMergeString(merge: string): [string, string] {

@@ -1,29 +1,42 @@
 /**
  * A cache of compiled tokenizers. Parsing an 11 MB tokenizer.json and building its vocabulary
  * and merge maps is most of envroll's start-up; the compiled form loads in a fraction of that:
- * the rest of tokenizer.json, the vocabulary as one string with each token's offsets, and the
- * merge table's own hash slots, which are used where they lie in the file's bytes (nothing is
- * rebuilt or split into per-token strings at load). An entry is keyed by the file's real path, size and mtime and by the compiled format;
- * it is written to a temp file and renamed, so a concurrent reader sees all of it or nothing;
+ * the rest of tokenizer.json, the vocabulary (one byte per character for a byte-level alphabet,
+ * else one UTF-16 string) with each token's offsets, and the merge table's own hash slots, which
+ * are used where they lie in the file's bytes (nothing is rebuilt or split into per-token
+ * strings at load). Its size is what a start-up pays for it: on the machines measured each
+ * fresh 4 KB page read into costs ~15 µs, so the file is kept small (about 5.5 MB for Qwen3). An entry is keyed by the
+ * file's real path, size and mtime and by the compiled format; it is written to a temp file and renamed, so a concurrent reader sees all of it or nothing;
  * anything unreadable counts as a miss. Folders under the temp folder are not cached (test
  * checkpoints come and go). `ENVROLL_CACHE_DIR` moves the cache (`off`: none).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readFile,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { defaultCacheDir } from "envroll/cache-dir.mjs";
 import type { MergeTableArrays } from "./merge-table.ts";
-import { PackedTokenList } from "./token-list.ts";
+import { AlphabetTokenList, PackedTokenList } from "./token-list.ts";
 
 /** Bumped whenever the compiled form or what BytePairModel derives from it changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 const MAGIC = "envroll-tokenizer";
 
 /** A BPE model as compiled from tokenizer.json: ids 0..n-1 ↔ `tokens`, and its merge table. */
 export interface CompiledBpe {
-  tokens: PackedTokenList;
+  tokens: PackedTokenList | AlphabetTokenList;
   merges: MergeTableArrays;
+  /** The ids of the byte-level alphabet's 256 one-character tokens and of `<0xNN>` (-1: none). */
+  byteIds: Int32Array;
+  fallbackIds: Int32Array;
 }
 
 export interface CachedTokenizer {
@@ -43,13 +56,17 @@ interface Header {
   slots: number;
   merges: number;
   tokensBytes: number;
+  /** How the tokens' text is stored: UTF-16, or one byte per byte-level alphabet character. */
+  text: "utf16" | "alphabet";
+  byteIds: number[];
+  fallbackIds: number[];
   json: unknown;
 }
 
 /**
  * Where each part lies after the header (8-aligned, so typed arrays can view the bytes):
  * token offsets (int32), the slots' left and right ids (int32), their packed rank/id (float64),
- * then the tokens' text as UTF-16 (a copy into a string: decoding 1.5 MB of UTF-8 costs ~10 ms).
+ * then the tokens' text, used where it lies: alphabet bytes, or UTF-16 copied into a string.
  */
 function layout(headerLen: number, h: Pick<Header, "tokens" | "slots" | "tokensBytes">) {
   const offsets = align8(4 + headerLen);
@@ -78,10 +95,35 @@ function entryOf(path: string, cacheDir: string) {
   return { source, size: st.size, mtimeMs: st.mtimeMs, file: join(cacheDir, `${id.slice(0, 32)}.bin`) };
 }
 
+/** Cache entries read ahead by `prefetchCompiled`, by entry file, until `readCompiled` takes them. */
+const prefetched = new Map<string, Buffer>();
+
+/**
+ * Reads the cache entry of tokenizer.json at `path` in the background (libuv's threads copy the
+ * file and fault its pages in, off the main thread), for the next `readCompiled` of it. Resolves
+ * when it is in memory, or at once when there is none; never rejects.
+ */
+export function prefetchCompiled(path: string, cacheDir: string): Promise<void> {
+  let file: string;
+  try {
+    file = entryOf(path, cacheDir).file;
+  } catch {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) =>
+    readFile(file, (err, buf) => {
+      if (!err) prefetched.set(file, buf);
+      resolve();
+    }),
+  );
+}
+
 export function readCompiled(path: string, cacheDir: string): CachedTokenizer | null {
   try {
     const entry = entryOf(path, cacheDir);
-    const buf = readFileSync(entry.file);
+    const ahead = prefetched.get(entry.file);
+    prefetched.delete(entry.file);
+    const buf = ahead ?? readFileSync(entry.file);
     const headerLen = buf.readUInt32LE(0);
     const header = JSON.parse(buf.toString("utf8", 4, 4 + headerLen)) as Header;
     if (
@@ -98,18 +140,25 @@ export function readCompiled(path: string, cacheDir: string): CachedTokenizer | 
     const bytes = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf);
     const view = <T>(Kind: new (b: ArrayBufferLike, o: number, n: number) => T, o: number, n: number) =>
       new Kind(bytes.buffer, bytes.byteOffset + o, n);
-    const tokens = new PackedTokenList(
-      bytes.toString("utf16le", at.text, at.end),
-      view(Int32Array, at.offsets, header.tokens + 1),
-    );
+    const offsets = view(Int32Array, at.offsets, header.tokens + 1);
+    const tokens =
+      header.text === "alphabet"
+        ? new AlphabetTokenList(view(Uint8Array, at.text, header.tokensBytes), offsets)
+        : new PackedTokenList(bytes.toString("utf16le", at.text, at.end), offsets);
     const merges: MergeTableArrays = {
       left: view(Int32Array, at.left, header.slots),
       right: view(Int32Array, at.right, header.slots),
       packed: view(Float64Array, at.packed, header.slots),
       count: header.merges,
     };
-    if (tokens.offsets[header.tokens] !== tokens.text.length) return null;
-    return { json: header.json, compiled: { tokens, merges } };
+    const textLength = tokens instanceof AlphabetTokenList ? tokens.bytes.length : tokens.text.length;
+    if (offsets[header.tokens] !== textLength) return null;
+    const ids = (a: unknown) =>
+      Array.isArray(a) && a.length === 256 ? Int32Array.from(a as number[]) : null;
+    const byteIds = ids(header.byteIds);
+    const fallbackIds = ids(header.fallbackIds);
+    if (byteIds === null || fallbackIds === null) return null;
+    return { json: header.json, compiled: { tokens, merges, byteIds, fallbackIds } };
   } catch {
     return null;
   }
@@ -126,11 +175,18 @@ export function writeCompiled(
   compiled: CompiledBpe,
   cacheDir: string,
 ) {
-  const { tokens, merges } = compiled;
+  const { merges } = compiled;
   try {
     const entry = entryOf(path, cacheDir);
     const { vocab: _v, merges: _m, ...model } = json.model;
-    const tokensText = Buffer.from(tokens.text, "utf16le");
+    const tokens =
+      compiled.tokens instanceof PackedTokenList
+        ? (AlphabetTokenList.fromText(compiled.tokens.text, compiled.tokens.offsets) ?? compiled.tokens)
+        : compiled.tokens;
+    const tokensText =
+      tokens instanceof AlphabetTokenList
+        ? Buffer.from(tokens.bytes.buffer, tokens.bytes.byteOffset, tokens.bytes.byteLength)
+        : Buffer.from(tokens.text, "utf16le");
     const header: Header = {
       magic: MAGIC,
       format: FORMAT,
@@ -141,6 +197,9 @@ export function writeCompiled(
       slots: merges.left.length,
       merges: merges.count,
       tokensBytes: tokensText.length,
+      text: tokens instanceof AlphabetTokenList ? "alphabet" : "utf16",
+      byteIds: [...compiled.byteIds],
+      fallbackIds: [...compiled.fallbackIds],
       json: { ...json, model },
     };
     const headerText = Buffer.from(JSON.stringify(header), "utf8");

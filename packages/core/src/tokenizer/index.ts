@@ -12,6 +12,7 @@ import {
   type CompiledBpe,
   cacheable,
   defaultCacheDir,
+  prefetchCompiled,
   readCompiled,
   writeCompiled,
 } from "./compiled-cache.ts";
@@ -95,6 +96,33 @@ const cache = new Map<string, Tokenizer>();
  * process, and across processes by the compiled-tokenizer cache (compiled-cache.ts).
  */
 export function loadTokenizer(name = "qwen3"): Tokenizer {
+  const dir = tokenizerDir(name);
+  let tok = cache.get(dir);
+  if (tok === undefined) {
+    tok = readTokenizer(dir, defaultCacheDir());
+    cache.set(dir, tok);
+  }
+  return tok;
+}
+
+/**
+ * Reads the compiled-cache entry `loadTokenizer(name)` will use in the background, so its file
+ * is in memory when the (synchronous) load runs. Resolves when read, at once when there is
+ * nothing to read ahead; never rejects (the load reports what is wrong).
+ */
+export function prefetchTokenizer(name = "qwen3"): Promise<void> {
+  try {
+    const dir = tokenizerDir(name);
+    const cacheDir = defaultCacheDir();
+    const path = join(dir, "tokenizer.json");
+    if (cache.has(dir) || cacheDir === null || !cacheable(path)) return Promise.resolve();
+    return prefetchCompiled(path, cacheDir);
+  } catch {
+    return Promise.resolve();
+  }
+}
+
+function tokenizerDir(name: string): string {
   let dir: string;
   if (isCheckpointFolder(name)) dir = resolve(name);
   else if (name === "qwen3" || isQwen3HubName(name)) dir = qwen3TokenizerDir();
@@ -104,12 +132,7 @@ export function loadTokenizer(name = "qwen3"): Tokenizer {
       `no tokenizer folder at "${name}" (a checkpoint folder with tokenizer.json) and "${name}" is not a ` +
         `hub name whose tokenizer envroll carries (${QWEN3_HUB_NAMES.filter((n) => !n.endsWith("FP8")).join(", ")})`,
     );
-  let tok = cache.get(dir);
-  if (tok === undefined) {
-    tok = readTokenizer(dir, defaultCacheDir());
-    cache.set(dir, tok);
-  }
-  return tok;
+  return dir;
 }
 
 /**

@@ -271,9 +271,13 @@ export class BpeTokenizer {
     return getOrCompute(this.splitCache, id, this.splitsAfterUncached);
   }
 
-  /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text). */
+  /** UTF-8 bytes a token stands for (byte-level alphabet, `<0xNN>`, or its text); may be a view of the vocabulary: copy before changing it. */
   bytesOf(id: number): Uint8Array {
     const added = this.addedById.get(id);
+    if (added === undefined) {
+      const stored = this.model.tokenBytes(id);
+      if (stored !== null) return stored;
+    }
     const tok = added ?? this.model.token(id) ?? "";
     if (this.model.byteLevel) return byteLevelBytes(tok);
     if (added === undefined && /^<0x[0-9A-Fa-f]{2}>$/.test(tok))
