@@ -97,7 +97,7 @@ async function serveMcp(ctx: RouteContext): Promise<void> {
         listed = true;
         return tools;
       },
-      callTool: (tool, args, meta) => toolbox.callServer(name, tool, args, meta),
+      callTool: (tool, args, options) => toolbox.callServer(name, tool, args, options?.meta),
     },
     ctx.req,
     ctx.res,

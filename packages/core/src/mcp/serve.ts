@@ -9,17 +9,10 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
-import type { CallToolResult, McpTool } from "./provider.ts";
+import type { ToolProvider } from "./provider.ts";
 
-export interface ServedToolset {
-  readonly name: string;
-  listTools(signal?: AbortSignal): Promise<McpTool[]>;
-  callTool(
-    tool: string,
-    args: Record<string, unknown>,
-    meta?: Record<string, unknown>,
-  ): Promise<CallToolResult>;
-}
+/** What serving needs of a toolset: a provider's name, listing and calls (not its lifetime). */
+export type ServedToolset = Pick<ToolProvider, "name" | "listTools" | "callTool">;
 
 export async function serveToolset(
   toolset: ServedToolset,
@@ -32,7 +25,7 @@ export async function serveToolset(
   }));
   server.setRequestHandler(CallToolRequestSchema, async (r) => {
     try {
-      return await toolset.callTool(r.params.name, r.params.arguments ?? {}, r.params._meta);
+      return await toolset.callTool(r.params.name, r.params.arguments ?? {}, { meta: r.params._meta });
     } catch (e) {
       // The program asked for a tool the toolset could not run (its server is gone): an error
       // result it can show the model, rather than a protocol failure that crashes its client.
