@@ -133,6 +133,21 @@ export function parseJsonKeepingFloats(text: string, opts: { pythonConstants?: b
   const fail = (what: string): never => {
     throw new SyntaxError(`${what} at position ${pos}`);
   };
+  /** Just past an opening bracket: true (and past `close` too) when the container is empty. */
+  const closedAt = (close: string): boolean => {
+    ws();
+    if (text[pos] !== close) return false;
+    pos++;
+    return true;
+  };
+  /** After a member: true past a comma, false past `close`; anything else is an error. */
+  const another = (close: string): boolean => {
+    ws();
+    const sep = text[pos++];
+    if (sep === close) return false;
+    if (sep !== ",") fail(`expected ',' or '${close}'`);
+    return true;
+  };
   const value = (): unknown => {
     ws();
     const ch = text[pos];
@@ -140,12 +155,8 @@ export function parseJsonKeepingFloats(text: string, opts: { pythonConstants?: b
       pos++;
       const obj: Record<string, unknown> = {};
       const order: string[] = [];
-      ws();
-      if (text[pos] === "}") {
-        pos++;
-        return obj;
-      }
-      for (;;) {
+      if (closedAt("}")) return obj;
+      do {
         ws();
         if (text[pos] !== '"') fail("expected string key");
         const key = str();
@@ -158,27 +169,16 @@ export function parseJsonKeepingFloats(text: string, opts: { pythonConstants?: b
           writable: true,
           configurable: true,
         });
-        ws();
-        const sep = text[pos++];
-        if (sep === "}") return withKeyOrder(obj, order);
-        if (sep !== ",") fail("expected ',' or '}'");
-      }
+      } while (another("}"));
+      return withKeyOrder(obj, order);
     }
     if (ch === "[") {
       pos++;
       const arr: unknown[] = [];
-      ws();
-      if (text[pos] === "]") {
-        pos++;
-        return arr;
-      }
-      for (;;) {
-        arr.push(value());
-        ws();
-        const sep = text[pos++];
-        if (sep === "]") return arr;
-        if (sep !== ",") fail("expected ',' or ']'");
-      }
+      if (closedAt("]")) return arr;
+      do arr.push(value());
+      while (another("]"));
+      return arr;
     }
     if (ch === '"') return str();
     const m = /^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(pos, pos + 400));
