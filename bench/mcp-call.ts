@@ -17,14 +17,13 @@ import { defineTaskset } from "../packages/core/src/task.ts";
 import { calculateTool } from "../packages/core/src/tasksets/tool-math/tools.ts";
 import type { TaskData } from "../packages/core/src/types.ts";
 import { bareSession, bareWiring } from "../test/runtime/helpers/session.ts";
+import { median } from "./lib/report.ts";
 
 const arg = process.argv.indexOf("--calls");
 const CALLS = arg > 0 ? Number(process.argv[arg + 1]) : 500;
 const taskset = defineTaskset({ id: "bench", load: () => [], toolPrefix: "math", tools: [calculateTool] });
 const task = { idx: 0, prompt: "" };
 const args = { expression: "(2 + 3) * 4.5" };
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   for (let i = 0; i < 50; i++) await fn();

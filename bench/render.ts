@@ -6,17 +6,10 @@
 import { Qwen3Renderer } from "../packages/core/src/renderers/qwen3/renderer.ts";
 import type { RenderMessage, RenderTool } from "../packages/core/src/renderers/renderer.ts";
 import { loadTokenizer } from "../packages/core/src/tokenizer/index.ts";
+import { SEARCH_TOOL } from "./lib/corpus.ts";
+import { median } from "./lib/report.ts";
 
-const TOOLS: RenderTool[] = [
-  {
-    type: "function",
-    function: {
-      name: "search",
-      description: "Search the web and return the top results.",
-      parameters: { type: "object", properties: { query: { type: "string" }, top_k: { type: "integer" } } },
-    },
-  },
-];
+const TOOLS: RenderTool[] = [SEARCH_TOOL];
 
 /** 32 turns: each is an assistant tool call (with reasoning) and its tool result. */
 function conversation(turns: number, salt: string): RenderMessage[] {
@@ -44,11 +37,6 @@ function conversation(turns: number, salt: string): RenderMessage[] {
     });
   }
   return msgs;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function emit(name: string, value: number, unit: string): void {

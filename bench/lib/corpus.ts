@@ -9,15 +9,18 @@ import { mulberry32 } from "../../packages/core/src/random.ts";
 import type { RenderMessage, RenderTool } from "../../packages/core/src/renderers/renderer.ts";
 import { ROOT } from "./child.ts";
 
-export const TOOLS: RenderTool[] = [
-  {
-    type: "function",
-    function: {
-      name: "search",
-      description: "Search the web and return the top results.",
-      parameters: { type: "object", properties: { query: { type: "string" }, top_k: { type: "integer" } } },
-    },
+/** The web-search tool of the tool conversations (bench/render.ts renders it alone). */
+export const SEARCH_TOOL: RenderTool = {
+  type: "function",
+  function: {
+    name: "search",
+    description: "Search the web and return the top results.",
+    parameters: { type: "object", properties: { query: { type: "string" }, top_k: { type: "integer" } } },
   },
+};
+
+export const TOOLS: RenderTool[] = [
+  SEARCH_TOOL,
   {
     type: "function",
     function: {
