@@ -8,7 +8,8 @@
  *
  * A user's module (a taskset, a judge) that imports `envroll` or `zod` must get the bundle's
  * copies, not second ones: envroll.mjs and zod.mjs re-export them from the running bundle, and
- * the bundle records them in the core's `sharedModules` before the CLI starts (user-module.ts
+ * the bundle tells the core how to list them (`fillSharedModules`, run when a user module is first
+ * imported, as resolving them costs every start-up a little) before the CLI starts (user-module.ts
  * maps the imports). CommonJS has no import.meta: `import.meta.url` is the bundle's file URL and
  * `import.meta.resolve` resolves from dist/ (through the loader), and the core and the CLI find
  * their data and templates from their package folders (package-root.ts, init.ts). tsx stays
@@ -30,11 +31,13 @@ const IMPORT_KEY = "envroll.cli.import";
 function virtualModules(root) {
   const core = join(root, "packages/core/src");
   const cli = join(root, "packages/cli/src");
-  const main = `import { sharedModules } from ${JSON.stringify(join(core, "shared-modules.ts"))};
+  const main = `import { fillSharedModules } from ${JSON.stringify(join(core, "shared-modules.ts"))};
 import { runCli } from ${JSON.stringify(join(cli, "program.ts"))};
-const cliRoot = new URL(".", import.meta.resolve("@envroll/cli/package.json"));
-for (const [name, file] of Object.entries(${JSON.stringify(SHARED)}))
-  sharedModules.set(import.meta.resolve(name), new URL("dist/" + file, cliRoot).href);
+fillSharedModules((map) => {
+  const cliRoot = new URL(".", import.meta.resolve("@envroll/cli/package.json"));
+  for (const [name, file] of Object.entries(${JSON.stringify(SHARED)}))
+    map.set(import.meta.resolve(name), new URL("dist/" + file, cliRoot).href);
+});
 globalThis[Symbol.for(${JSON.stringify(LIBRARY_KEY)})] = {
   envroll: () => import(${JSON.stringify(join(core, "index.ts"))}),
   zod: () => import("zod"),

@@ -7,9 +7,17 @@
  * forces the sources.
  */
 import "./v8-flags.mjs";
+import { readFile } from "node:fs";
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
 import { builtIsCurrent } from "envroll/build-stamp.mjs";
+
+// The bundle (dist/main.cjs, 2.5 MB) is read on a libuv thread while the stamps below are
+// checked; dist/main.js takes the bytes (undefined when unreadable: it reads again and fails).
+if (process.env.ENVROLL_FROM_SOURCE !== "1")
+  globalThis[Symbol.for("envroll.cli.bundle")] = new Promise((resolve) =>
+    readFile(new URL("../dist/main.cjs", import.meta.url), (err, buf) => resolve(err ? undefined : buf)),
+  );
 
 const packageDir = (url) => fileURLToPath(new URL(".", url));
 const dirs = [

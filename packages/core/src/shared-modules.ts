@@ -6,4 +6,22 @@
  * taskset would get a second envroll: its TaskError would not be this envroll's TaskError, and
  * its registerRuntime would fill a registry nothing reads.
  */
-export const sharedModules = new Map<string, string>();
+const sharedModules = new Map<string, string>();
+let fill: ((map: Map<string, string>) => void) | null = null;
+
+/**
+ * How the bundle fills the map, run when it is first read: resolving the names costs each
+ * start-up ~2% (the ESM resolver's package lookups), and most runs import no user module.
+ */
+export function fillSharedModules(f: (map: Map<string, string>) => void): void {
+  fill = f;
+}
+
+export function sharedModuleMap(): ReadonlyMap<string, string> {
+  if (fill !== null) {
+    const f = fill;
+    fill = null;
+    f(sharedModules);
+  }
+  return sharedModules;
+}

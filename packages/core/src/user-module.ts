@@ -7,7 +7,7 @@
  */
 import { register } from "node:module";
 import { isAbsolute } from "node:path";
-import { sharedModules } from "./shared-modules.ts";
+import { sharedModuleMap } from "./shared-modules.ts";
 
 const BUILT = /\.[cm]?js$/.test(new URL(import.meta.url).pathname);
 const TYPESCRIPT = /\.[cm]?tsx?$/;
@@ -48,6 +48,7 @@ function resolvesToTypeScript(specifier: string): boolean {
 }
 
 function shareModules(): void {
+  const sharedModules = sharedModuleMap();
   if (shared || sharedModules.size === 0) return;
   shared = true;
   register(`data:text/javascript,${encodeURIComponent(SHARE_HOOK)}`, {
