@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { builtIsCurrent } from "../../packages/core/build-stamp.mjs";
-import { BIN, onlyRunDir, ROOT } from "../cli/cli-helpers.ts";
+import { BIN, evalArgs, onlyRunDir, ROOT } from "../cli/cli-helpers.ts";
 
 const PACKAGES = ["packages/core", "packages/engine", "packages/cli"].map((d) => join(ROOT, d));
 
@@ -24,11 +24,12 @@ function ensureBuilt(): void {
 }
 
 function evalRun(argv: string[], out: string) {
-  const r = spawnSync(
-    process.execPath,
-    [...argv, "eval", "reverse-text", "-n", "3", "-r", "2", "-c", "1", "-o", out],
-    { cwd: ROOT, encoding: "utf8", timeout: 180_000, env: { ...process.env, ENVROLL_FROM_SOURCE: "1" } },
-  );
+  const r = spawnSync(process.execPath, [...argv, ...evalArgs(3, 2), "-c", "1", "-o", out], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 180_000,
+    env: { ...process.env, ENVROLL_FROM_SOURCE: "1" },
+  });
   assert.equal(r.status, 0, `${argv.join(" ")}: ${r.stderr}`);
   return readFileSync(join(onlyRunDir(out), "traces.jsonl"), "utf8")
     .trim()

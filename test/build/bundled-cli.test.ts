@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { onlyRunDir, ROOT } from "../cli/cli-helpers.ts";
+import { evalArgs, onlyRunDir, ROOT } from "../cli/cli-helpers.ts";
 import { ensureBuilt, MAIN } from "./built.ts";
 
 /**
@@ -36,17 +36,7 @@ test("an eval from the bundle loads no core, engine, zod, undici or commander fi
   writeFileSync(modules, "");
   const r = spawnSync(
     process.execPath,
-    [
-      "--import",
-      pathToFileURL(join(dir, "tracer.mjs")).href,
-      MAIN,
-      "eval",
-      "reverse-text",
-      "-n",
-      "2",
-      "-r",
-      "1",
-    ],
+    ["--import", pathToFileURL(join(dir, "tracer.mjs")).href, MAIN, ...evalArgs(2, 1)],
     { cwd: dir, encoding: "utf8", timeout: 180_000, env: { ...process.env, ENVROLL_TEST_MODULES: modules } },
   );
   assert.equal(r.status, 0, r.stderr);

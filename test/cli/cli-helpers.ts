@@ -7,8 +7,13 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BIN = join(ROOT, "packages", "cli", "bin", "envroll.mjs");
 
+/** `envroll eval` of `tasks` tasks × `rollouts` rollouts each (reverse-text unless named). */
+export function evalArgs(tasks: number, rollouts: number, taskset = "reverse-text"): string[] {
+  return ["eval", taskset, "-n", String(tasks), "-r", String(rollouts)];
+}
+
 /** The small eval most CLI tests run: reverse-text, 2 tasks × 2 rollouts. */
-export const EVAL_2X2: readonly string[] = ["eval", "reverse-text", "-n", "2", "-r", "2"];
+export const EVAL_2X2: readonly string[] = evalArgs(2, 2);
 
 export interface CliResult {
   code: number | null;

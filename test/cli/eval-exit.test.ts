@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
-import { EVAL_2X2, onlyRunDir, runCli } from "./cli-helpers.ts";
+import { EVAL_2X2, evalArgs, onlyRunDir, runCli } from "./cli-helpers.ts";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "envroll-exit-"));
 
@@ -73,12 +73,7 @@ test("--max-error-rate: a higher error rate fails the run; a lower one does not"
   });
   try {
     const args = (out: string, rate: string) => [
-      "eval",
-      "reverse-text",
-      "-n",
-      "4",
-      "-r",
-      "2",
+      ...evalArgs(4, 2),
       "-c",
       "1",
       "--engine",
@@ -209,7 +204,7 @@ test("an engine whose served name selects no renderer is rendered by the tokeniz
   const engine = await startEngine({ policy: "reference" });
   try {
     const out = tmp();
-    const r = await runCli(["eval", "reverse-text", "-n", "2", "-r", "1", "--engine", engine.url, "-o", out]);
+    const r = await runCli([...evalArgs(2, 1), "--engine", engine.url, "-o", out]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stderr,

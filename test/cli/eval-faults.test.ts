@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "smol-toml";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
-import { onlyRunDir, runCli, startCli, waitFor } from "./cli-helpers.ts";
+import { evalArgs, onlyRunDir, runCli, startCli, waitFor } from "./cli-helpers.ts";
 
 const KINDS = ["5xx", "429", "reset", "stall", "abort"] as const;
 /** Errors a rollout may end with here: each names the boundary that failed. */
@@ -51,12 +51,7 @@ test(
       const out = mkdtempSync(join(tmpdir(), "envroll-faults-"));
       // A small deadline keeps the test short: 2 s + 1,024 tokens × 1 ms.
       const r = await runCli([
-        "eval",
-        "reverse-text",
-        "-n",
-        "10",
-        "-r",
-        "2",
+        ...evalArgs(10, 2),
         "--engine",
         url,
         // The stand-in tokenizes as Qwen3; its served name picks no renderer.

@@ -14,7 +14,7 @@ import type { EngineHandle } from "../../packages/engine/src/index.ts";
 import { referenceEngine } from "../engine/reference-engine.ts";
 import { CHROMIUM_SKIP, findChromium, renderInChromium } from "../outputs/chromium.ts";
 import { checkSummaryAgainstTraces } from "../outputs/recompute.ts";
-import { lineCount, onlyRunDir, ROOT, runCli, startCli, waitWhileRunning } from "./cli-helpers.ts";
+import { evalArgs, lineCount, onlyRunDir, ROOT, runCli, startCli, waitWhileRunning } from "./cli-helpers.ts";
 
 const TASKSET = "reverse-text";
 
@@ -56,7 +56,7 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
   /** An 8 × 4 eval on the slow engine, started and left running once `traces` lines are written. */
   async function slowRunWithTraces(prefix: string, traces: number) {
     const out = mkdtempSync(join(tmpdir(), prefix));
-    const cli = startCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out, ...slowArgs()]);
+    const cli = startCli([...evalArgs(8, 4, TASKSET), "-o", out, ...slowArgs()]);
     const ready = () => existsSync(out) && lineCount(tracesPath(out)) >= traces;
     await waitWhileRunning(cli, ready, 120_000, "first traces");
     return { out, ...cli };
@@ -64,7 +64,7 @@ describe("envroll eval (real CLI)", { concurrency: true }, () => {
 
   test("the offline quickstart writes the four outputs, and the summary agrees with the traces", async (t) => {
     const out = mkdtempSync(join(tmpdir(), "envroll-eval-"));
-    const res = await runCli(["eval", TASKSET, "-n", "8", "-r", "4", "-o", out]);
+    const res = await runCli([...evalArgs(8, 4, TASKSET), "-o", out]);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stderr, /built-in engine/);
     assert.match(res.stdout, /pass@4/);
@@ -199,12 +199,7 @@ export default defineTaskset({
       const { port } = server.address() as AddressInfo;
       const out = mkdtempSync(join(tmpdir(), "envroll-openai-"));
       const res = await runCli([
-        "eval",
-        TASKSET,
-        "-n",
-        "3",
-        "-r",
-        "2",
+        ...evalArgs(3, 2, TASKSET),
         "-o",
         out,
         "--openai",

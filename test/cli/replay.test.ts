@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
-import { onlyRunDir, ROOT, runCli } from "./cli-helpers.ts";
+import { evalArgs, onlyRunDir, ROOT, runCli } from "./cli-helpers.ts";
 
 let dir: string;
 let run: string;
@@ -39,7 +39,7 @@ export default { ...base, ${change} };
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "envroll-replay-"));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-  const r = await runCli(["eval", "tool-math", "-n", "2", "-r", "2", "-o", join(dir, "out")], dir);
+  const r = await runCli([...evalArgs(2, 2, "tool-math"), "-o", join(dir, "out")], dir);
   assert.equal(r.code, 0, r.stderr);
   run = onlyRunDir(join(dir, "out"));
   traces = join(run, "traces.jsonl");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { referenceEngine } from "../engine/reference-engine.ts";
-import { lineCount, ROOT, waitFor } from "./cli-helpers.ts";
+import { evalArgs, lineCount, ROOT, waitFor } from "./cli-helpers.ts";
 
 /** Processes whose command line names `marker` (a fresh temp dir), for the orphan check. */
 function processesNaming(marker: string): string[] {
@@ -27,14 +27,10 @@ test("SIGTERM to the npx process stops the eval like Ctrl-C: summary written, no
   });
   try {
     const out = mkdtempSync(join(tmpdir(), "envroll-npx-sigterm-"));
-    const npx = spawn(
-      "npx",
-      ["envroll", "eval", "reverse-text", "-n", "8", "-r", "4", "-c", "1", "-o", out, "--engine", engine.url],
-      {
-        cwd: ROOT,
-        stdio: "ignore",
-      },
-    );
+    const npx = spawn("npx", ["envroll", ...evalArgs(8, 4), "-c", "1", "-o", out, "--engine", engine.url], {
+      cwd: ROOT,
+      stdio: "ignore",
+    });
     const traces = () => {
       const [combo] = existsSync(out) ? readdirSync(out) : [];
       if (!combo) return null;

@@ -14,7 +14,7 @@ import type { JudgeCallRecord } from "../../packages/core/src/judges/call.ts";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
-import { onlyRunDir, runCli } from "../cli/cli-helpers.ts";
+import { evalArgs, onlyRunDir, runCli } from "../cli/cli-helpers.ts";
 import { referenceEngine } from "../engine/reference-engine.ts";
 
 function runOutputs(out: string) {
@@ -32,7 +32,7 @@ const judgeCalls = (t: TraceRecord) => (t.info["judge"] ?? []) as JudgeCallRecor
 describe("judged evals through the CLI", { concurrency: true }, () => {
   test("offline: the built-in engine answers the questions and the judge; summary and report show it", async () => {
     const out = mkdtempSync(join(tmpdir(), "envroll-judged-"));
-    const res = await runCli(["eval", "short-answer", "-n", "8", "-r", "3", "-o", out]);
+    const res = await runCli([...evalArgs(8, 3, "short-answer"), "-o", out]);
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stderr, /built-in engine .* for the model and the judges/);
     assert.match(res.stdout, /reward reference: /);
@@ -97,12 +97,7 @@ describe("judged evals through the CLI", { concurrency: true }, () => {
     await new Promise<void>((r) => dead.close(() => r()));
     const out = mkdtempSync(join(tmpdir(), "envroll-judged-dead-"));
     const res = await runCli([
-      "eval",
-      "short-answer",
-      "-n",
-      "2",
-      "-r",
-      "1",
+      ...evalArgs(2, 1, "short-answer"),
       "-o",
       out,
       "--taskset.task.judges",

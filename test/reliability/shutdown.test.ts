@@ -10,7 +10,15 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import type { EngineHandle } from "../../packages/engine/src/index.ts";
-import { lineCount, onlyRunDir, servedUrl, startCli, waitFor, waitWhileRunning } from "../cli/cli-helpers.ts";
+import {
+  evalArgs,
+  lineCount,
+  onlyRunDir,
+  servedUrl,
+  startCli,
+  waitFor,
+  waitWhileRunning,
+} from "../cli/cli-helpers.ts";
 import { referenceEngine } from "../engine/reference-engine.ts";
 
 /** Reads NDJSON lines of a streaming POST as they arrive. */
@@ -86,12 +94,7 @@ describe("SIGTERM mid-run", { concurrency: true, timeout: 180_000 }, () => {
     const out = mkdtempSync(join(tmpdir(), "envroll-eval-term-"));
     const abortedBefore = engine.stats().aborted;
     const cli = startCli([
-      "eval",
-      "reverse-text",
-      "-n",
-      "12",
-      "-r",
-      "2",
+      ...evalArgs(12, 2),
       "-o",
       out,
       "--engine",
