@@ -209,10 +209,15 @@ async function checkSyntax(b: Block, mark: Mark, s: Scratch, all: readonly Block
     }
   } else if (b.lang === "toml") {
     const named = /^\s*(\[taskset\]|taskset\s*=|taskset\.id\s*=)/m.test(b.body);
+    // A fragment runs on reverse-text, whose default harness (null) drives no toolsets: the
+    // config is validated against its plugins, so a fragment that names no harness gets "tools".
+    const harnessed = /^\s*(\[harness\]|harness\s*=|harness\.id\s*=)/m.test(b.body);
     try {
-      await loadConfig(named ? b.body : `${b.body}\n[taskset]\nid = "reverse-text"\n`, undefined, {
-        baseDir: s.cwd,
-      });
+      await loadConfig(
+        named ? b.body : `${b.body}\n[taskset]\nid = "reverse-text"\n`,
+        named || harnessed ? undefined : { "harness.id": "tools" },
+        { baseDir: s.cwd },
+      );
     } catch (e) {
       assert.fail(`${where(b)}: the TOML does not load as an envroll config: ${(e as Error).message}`);
     }

@@ -160,10 +160,30 @@ const cases: [string, string, Record<string, unknown>, RegExp][] = [
   ["constructor override", T, { constructor: 1 }, /^constructor: unknown key/],
   ["__proto__ override", T, { "sampling.__proto__.x": 1 }, /^sampling\.__proto__\.x: reserved key name/],
   ["missing config file", "", {}, /cannot read config file/],
+  // A built-in taskset's cross-field rule is its schema's: refused with the config, not at load().
+  [
+    "guess-number range",
+    'taskset = { id = "guess-number", low = 5, high = 5 }',
+    {},
+    /^taskset\.high: must be greater than taskset\.low, got 5/,
+  ],
+  [
+    "unknown harness",
+    `${T}harness.id = "tool"`,
+    {},
+    /^harness\.id: unknown harness "tool" \(did you mean "tools"\?\)/,
+  ],
+  [
+    "unknown runtime",
+    `${T}harness.runtime = { type = "warp" }`,
+    {},
+    /^harness\.runtime\.type: unknown runtime "warp"/,
+  ],
 ];
 
 // These must go through taskset resolution itself, so no inline taskset is passed.
 const resolvesId = new Set([
+  "guess-number range",
   "unknown taskset id",
   "missing taskset",
   "taskset id naming an Object member",

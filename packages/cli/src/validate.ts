@@ -58,8 +58,8 @@ export async function runValidate(
       ];
       return [null, `${taskset.id} — ${handlers.join(", ")}`];
     });
-    // The environment eval would build, with every check eval applies (group size, harness and
-    // runtime fit, rows against dataSchema), on the config as given.
+    // The environment eval would build from the validated config (the config step applied every
+    // config rule: group size, harness and runtime fit, judges): its rows, against dataSchema.
     await step(say, "tasks", async () => {
       const e = await loadEnvironment(config, { taskset });
       const n = e.tasks.length;

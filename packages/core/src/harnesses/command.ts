@@ -17,7 +17,6 @@
  * A program may also run a task tool with `POST {OPENAI_BASE_URL}/tools/{name}` (same bearer,
  * body = the arguments object; answers `{"content": "…"}`), the pre-MCP route.
  */
-import { HarnessError } from "../errors.ts";
 import type { Harness } from "./harness.ts";
 import { programEnv, runProgram } from "./program.ts";
 
@@ -27,9 +26,8 @@ export const commandHarness: Harness = {
   supportsUserSim: true,
   isolation: () => "program",
   async run(ctx) {
-    const argv = ctx.config.command;
-    if (!argv || argv.length === 0)
-      throw new HarnessError('harness.command is empty (required for harness "command")');
+    // The schema requires a non-empty argv when harness.id = "command" (validated with the config).
+    const argv = ctx.config.command!;
     // As it ran: relative file paths were made absolute when the config was loaded.
     ctx.session.trace.info["harness_command"] = [...argv];
     await runProgram(ctx, ctx.runtime, argv, await programEnv(ctx));

@@ -6,10 +6,9 @@
 
 import type { Sampling } from "../clients/client.ts";
 import type { ConfigOverrides } from "../config/index.ts";
-import type { EnvConfig } from "../config/schema.ts";
 import { type Environment, loadEnvironment } from "../environment.ts";
 import { minGroupSize } from "../loaders/checks.ts";
-import { loadConfig } from "../loaders/config.ts";
+import { loadConfigAndTaskset } from "../loaders/config.ts";
 import type { TraceRecord } from "../trace/record.ts";
 import type { EnvironmentInfo, GroupRun, RolloutEnvironment } from "./backend.ts";
 
@@ -52,8 +51,9 @@ export class EnvironmentBackend implements RolloutEnvironment {
 }
 
 async function load(path: string, overrides?: ConfigOverrides): Promise<Environment> {
-  const config: EnvConfig = await loadConfig(path, overrides);
-  return loadEnvironment(config);
+  // The taskset the validation resolved is the one the environment runs (resolved once).
+  const { config, taskset } = await loadConfigAndTaskset(path, overrides);
+  return loadEnvironment(config, { taskset });
 }
 
 /** Loads the train environment once (and the eval one, when a separate eval config is given). */

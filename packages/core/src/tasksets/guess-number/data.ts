@@ -2,16 +2,19 @@
 import { z } from "zod";
 import { TaskDataSchema } from "../../types.ts";
 
-export const GuessNumberConfigSchema = z.strictObject({
-  id: z.string().optional(),
-  task: z.unknown().optional(),
-  size: z.number().int().positive().default(200),
-  seed: z.number().int().default(0),
-  low: z.number().int().default(1),
-  high: z.number().int().default(100),
-  /** 7 suffices for 1–100 with binary search. */
-  max_guesses: z.number().int().positive().default(7),
-});
+export const GuessNumberConfigSchema = z
+  .strictObject({
+    id: z.string().optional(),
+    task: z.unknown().optional(),
+    size: z.number().int().positive().default(200),
+    seed: z.number().int().default(0),
+    low: z.number().int().default(1),
+    high: z.number().int().default(100),
+    /** 7 suffices for 1–100 with binary search. */
+    max_guesses: z.number().int().positive().default(7),
+  })
+  // A rule of the config, so the validator reports it (naming taskset.high) before anything loads.
+  .refine((c) => c.high > c.low, { error: "must be greater than taskset.low", path: ["high"] });
 export type GuessNumberConfig = z.infer<typeof GuessNumberConfigSchema>;
 
 export const GuessNumberDataSchema = TaskDataSchema.extend({

@@ -30,7 +30,6 @@ export default defineTaskset<GuessNumberData, GuessNumberConfig>({
   defaults: { harness: { id: "null" } },
   load(config) {
     const { size, seed, low, high, max_guesses } = GuessNumberConfigSchema.parse(config ?? {});
-    if (high <= low) throw new Error(`taskset.high (${high}) must be greater than taskset.low (${low})`);
     return Array.from({ length: size }, (_, idx) => ({
       idx,
       prompt: null,
