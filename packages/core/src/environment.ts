@@ -4,6 +4,7 @@
  * one group (`runGroup`) or a list of work items (`run`, the one scheduler). Results stream out through callbacks as
  * plain `TraceRecord`s and are not retained, so memory is bounded by the rollouts in flight.
  */
+import { setMaxListeners } from "node:events";
 import type { Client, Sampling } from "./clients/client.ts";
 import { tasksetFields } from "./config/load.ts";
 import type { EnvConfig } from "./config/schema.ts";
@@ -228,6 +229,9 @@ export class Environment {
    */
   async run(work: readonly WorkItem[] | undefined, options: EnvironmentRunOptions): Promise<Summary> {
     const n = this.config.num_rollouts;
+    // Rollouts without a deadline listen on the run's signal itself (rollout.ts), every one in
+    // flight at once: past Node's default of 10 it would warn of a leak.
+    if (options.signal) setMaxListeners(0, options.signal);
     const items: readonly WorkItem[] = work ?? this.tasks.map((_, taskIndex) => ({ taskIndex }));
     const summary = new SummaryBuilder({
       taskset: this.taskset.id,
