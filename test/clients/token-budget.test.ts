@@ -6,21 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { createRenderer } from "../../packages/core/src/renderers/index.ts";
-import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
 import { bareSession } from "../runtime/helpers/session.ts";
+import { qwen3TrainClient } from "./qwen3-client.ts";
 
 const LONG_REPLY = "word ".repeat(300).trim();
 
 /** A Qwen3 TrainClient on an engine with a 4096-token context that always answers LONG_REPLY. */
 async function withLongReplies(fn: (s: ReturnType<typeof bareSession>) => Promise<void>): Promise<void> {
   const engine = await startEngine({ policy: () => LONG_REPLY, contextLength: 4096 });
-  const client = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url }),
-  });
+  const client = qwen3TrainClient(engine.url);
   try {
     await fn(bareSession(client));
   } finally {

@@ -4,12 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { TrainClient, TurnAbortedError } from "../../packages/core/src/clients/train.ts";
+import { type TrainClient, TurnAbortedError } from "../../packages/core/src/clients/train.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
-import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import type { Message, Tool } from "../../packages/core/src/types.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { untilStarted } from "../engine/wait.ts";
+import { qwen3TrainClient } from "./qwen3-client.ts";
 
 const TOOLS: Tool[] = [
   {
@@ -37,11 +37,7 @@ after(async () => {
 });
 
 function client(bridge = true): TrainClient {
-  return new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url }),
-    bridge,
-  });
+  return qwen3TrainClient(engine.url, {}, { bridge });
 }
 
 test("multi-turn tool episode: turn 2 prompt extends turn 1 prompt+completion exactly (bridged)", async () => {
@@ -119,10 +115,7 @@ test("without bridging the same history is fully rendered and equals the templat
 test("an engine abort becomes a typed error, never an empty reply", async () => {
   const slow = await startEngine({ policy: () => "x ".repeat(200), tokenLatencyMs: 5 });
   try {
-    const c = new TrainClient({
-      renderer: createRenderer("qwen3"),
-      transport: new SglangTransport({ baseUrl: slow.url }),
-    });
+    const c = qwen3TrainClient(slow.url);
     const pending = c.getResponse({
       messages: [{ role: "user", content: "go" }],
       tools: [],

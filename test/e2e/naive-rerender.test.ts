@@ -17,15 +17,15 @@ import { after, before, test } from "node:test";
 import { naiveGroups } from "../../e2e/naive.ts";
 import { toMilesGroups } from "../../e2e/rollouts.ts";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
-import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import type { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { ConversionError } from "../../packages/core/src/miles/convert.ts";
 import type { MilesSample } from "../../packages/core/src/miles/sample.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
-import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import { qwen3TrainClient } from "../clients/qwen3-client.ts";
 
 /** Records what the engine was given and what it sampled, turn by turn. */
 class RecordingClient implements Client {
@@ -122,13 +122,7 @@ async function rollouts(
   engine = thinking,
 ): Promise<{ groups: TraceRecord[][]; client: RecordingClient }> {
   const env = await loadEnvironment(await loadConfig(CONFIG));
-  const client = new RecordingClient(
-    new TrainClient({
-      renderer: createRenderer("qwen3"),
-      transport: new SglangTransport({ baseUrl: engine.url }),
-      bridge,
-    }),
-  );
+  const client = new RecordingClient(qwen3TrainClient(engine.url, {}, { bridge }));
   try {
     const groups = await Promise.all(env.tasks.map((_, i) => env.runGroup(i, 2, { client })));
     return { groups, client };

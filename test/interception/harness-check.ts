@@ -11,16 +11,15 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client, ModelRequest, ModelResponse } from "../../packages/core/src/clients/client.ts";
-import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import type { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { branchToSample } from "../../packages/core/src/miles/convert.ts";
-import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import { defineTaskset, type Taskset } from "../../packages/core/src/task.ts";
 import type { TraceRecord } from "../../packages/core/src/trace/record.ts";
-import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { parseChatPrompt, startEngine } from "../../packages/engine/src/index.ts";
 import type { PolicyFn } from "../../packages/engine/src/types.ts";
+import { qwen3TrainClient } from "../clients/qwen3-client.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const AGENTS = join(dirname(fileURLToPath(import.meta.url)), "agents");
@@ -135,10 +134,7 @@ export async function runHarness(
     ),
     { taskset },
   );
-  const train = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url }),
-  });
+  const train = qwen3TrainClient(engine.url);
   const client = new Recorder(train);
   try {
     const [record] = await env.runGroup(0, 1, { client });

@@ -11,11 +11,10 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import type { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { createRenderer } from "../../packages/core/src/renderers/index.ts";
-import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import { qwen3TrainClient } from "../clients/qwen3-client.ts";
 import { bareSession } from "../runtime/helpers/session.ts";
 
 let engine: EngineHandle;
@@ -35,10 +34,7 @@ before(async () => {
       };
     },
   });
-  client = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url, contextLength: 16384 }),
-  });
+  client = qwen3TrainClient(engine.url, { contextLength: 16384 });
 });
 after(async () => {
   await fast.close();

@@ -8,12 +8,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import type { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
-import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { Trace } from "../../packages/core/src/trace/trace.ts";
-import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
+import { qwen3TrainClient } from "../clients/qwen3-client.ts";
 import { bareSession } from "../runtime/helpers/session.ts";
 
 const REPLIES: Record<string, string> = {
@@ -31,10 +30,7 @@ before(async () => {
     tokenLatencyMs: 4,
     policy: (ctx) => REPLIES[Object.keys(REPLIES).find((k) => ctx.promptText.includes(`shape=${k}`))!]!,
   });
-  client = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url, contextLength: 8192 }),
-  });
+  client = qwen3TrainClient(engine.url, { contextLength: 8192 });
 });
 after(async () => {
   await server.close();

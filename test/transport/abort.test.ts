@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TrainClient } from "../../packages/core/src/clients/train.ts";
-import { createRenderer } from "../../packages/core/src/renderers/index.ts";
+import type { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
 import { startEngine } from "../../packages/engine/src/index.ts";
+import { qwen3TrainClient } from "../clients/qwen3-client.ts";
 import { LONG, untilStarted } from "../engine/wait.ts";
 
 const PROMPT = [151644, 872, 198, ...Array(40).fill(9707), 151645, 198, 151644, 77091, 198];
@@ -112,14 +112,8 @@ test("a client's abort() stops its own requests only, not another client's on th
   // What Ctrl-C in `envroll eval` does: the engine may be shared with a trainer or another eval.
   // A long reply, since the renderer's stop ids end a turn at <|im_end|> even with ignore_eos.
   const engine = await startEngine({ tokenLatencyMs: 5, policy: () => "x ".repeat(1000) });
-  const mine = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url }),
-  });
-  const theirs = new TrainClient({
-    renderer: createRenderer("qwen3"),
-    transport: new SglangTransport({ baseUrl: engine.url }),
-  });
+  const mine = qwen3TrainClient(engine.url);
+  const theirs = qwen3TrainClient(engine.url);
   const ask = (c: TrainClient, sessionId: string, sampling: Record<string, unknown>) =>
     c.getResponse({ messages: [{ role: "user", content: "go" }], tools: [], sampling, sessionId, turn: 0 });
   try {
