@@ -293,3 +293,36 @@ test("a runtime type naming an Object member is an unknown runtime, not Object()
     );
   }
 });
+
+test("toolset names are unique across the taskset, the config and the harness, checked with the config", async () => {
+  const echo = { name: "echo", description: "echo", parameters: { type: "object" }, execute: () => "x" };
+  // A taskset toolset named like the default harness's coding tools: found by loadConfig, not per rollout.
+  const coding = defineTaskset({
+    ...taskset,
+    id: "cfg-coding",
+    toolsets: [{ name: "coding", tools: [echo] }],
+  });
+  await assert.rejects(
+    loadConfig('taskset.id = "cfg-coding"\nharness.id = "default"', {}, { taskset: coding }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError, String(e));
+      assert.equal(e.path, "toolsets");
+      assert.match(
+        e.message,
+        /^toolsets: two toolsets are named "coding" \(a toolset of taskset "cfg-coding" and a toolset of harness "default"\)/,
+      );
+      return true;
+    },
+  );
+  // Without the coding tools the same taskset is fine.
+  await loadConfig('taskset.id = "cfg-coding"\nharness.id = "tools"', {}, { taskset: coding });
+  const math = defineTaskset({ ...taskset, id: "cfg-math", tools: [echo], toolPrefix: "math" });
+  await assert.rejects(
+    loadConfig(
+      'taskset.id = "cfg-math"\nharness.id = "tools"\n[[toolsets]]\nname = "math"\nurl = "http://127.0.0.1:9/mcp"\n',
+      {},
+      { taskset: math },
+    ),
+    /two toolsets are named "math" \(the tools of taskset "cfg-math" and a \[\[toolsets\]\] entry\)/,
+  );
+});

@@ -11,9 +11,9 @@ import type { EnvConfig } from "../config/schema.ts";
 import { ConfigError, errorMessage } from "../errors.ts";
 import type { Harness } from "../harnesses/harness.ts";
 import { findHarness, harnessIds } from "../harnesses/index.ts";
-import { declaredServers } from "../mcp/open.ts";
+import { declaredServers, tasksetPrefix } from "../mcp/open.ts";
 import { findRuntime, type RuntimeEntry, runtimeTypes } from "../runtimes/index.ts";
-import type { Taskset } from "../task.ts";
+import { isLocalToolset, type Taskset } from "../task.ts";
 
 /** Rollouts per task a taskset needs: a group reward compares rollouts, so two at least. */
 export function minGroupSize(taskset: Taskset<any, any>): number {
@@ -58,12 +58,38 @@ function checkHarness(taskset: Taskset<any, any>, harness: Harness, config: EnvC
       `harness.id: taskset "${taskset.id}" has toolsets, which harness "${harness.id}" does not offer (use "default", "openai-agents" or "command")`,
       { path: "harness.id" },
     );
-  const names = new Set<string>();
-  for (const s of [...servers, ...config.toolsets]) {
-    if (names.has(s.name))
-      throw new ConfigError(`toolsets: two toolsets are named "${s.name}"`, { path: "toolsets" });
-    names.add(s.name);
+  const names = new Map<string, string>();
+  for (const [name, what] of toolsetNames(taskset, harness, config)) {
+    const other = names.get(name);
+    if (other !== undefined)
+      throw new ConfigError(`toolsets: two toolsets are named "${name}" (${other} and ${what})`, {
+        path: "toolsets",
+      });
+    names.set(name, what);
   }
+}
+
+/**
+ * Every toolset a rollout's toolbox will hold (mcp/open.ts), with where it comes from: the
+ * taskset's tools under its prefix, its local toolsets and declared servers, the config's
+ * `[[toolsets]]`, and the harness's own (the coding tools).
+ */
+function toolsetNames(taskset: Taskset<any, any>, harness: Harness, config: EnvConfig): [string, string][] {
+  const out: [string, string][] = [];
+  const tools = taskset.tools;
+  if (typeof tools === "function" || (tools !== undefined && tools.length > 0))
+    out.push([tasksetPrefix(taskset), `the tools of taskset "${taskset.id}"`]);
+  for (const t of taskset.toolsets ?? [])
+    if (isLocalToolset(t)) out.push([t.name, `a toolset of taskset "${taskset.id}"`]);
+  for (const s of declaredServers(taskset)) out.push([s.name, `a server of taskset "${taskset.id}"`]);
+  for (const s of config.toolsets) out.push([s.name, "a [[toolsets]] entry"]);
+  // Providers are made with a context they call only while a rollout runs, so naming them is safe.
+  const unused = () => {
+    throw new Error("a harness toolset's context is only for a running rollout");
+  };
+  for (const p of harness.toolsets?.(unused, config.harness) ?? [])
+    out.push([p.name, `a toolset of harness "${harness.id}"`]);
+  return out;
 }
 
 /** `num_rollouts` against the taskset's group rewards. */
