@@ -72,6 +72,11 @@ export interface LoadEnvironmentOptions {
   judges?: LoadJudgesOptions;
 }
 
+/**
+ * Builds the environment a validated config describes (from `loadConfig`, i.e. `validateConfig`):
+ * the taskset's rows, the harness, the runtime factory, the judges. It checks nothing of the
+ * config; what fails here is loading (a LoadError), not configuration.
+ */
 export async function loadEnvironment(
   config: EnvConfig,
   options: LoadEnvironmentOptions = {},
