@@ -9,13 +9,14 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
 import type { TrainClient } from "../../packages/core/src/clients/train.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { qwen3TrainClient } from "../clients/qwen3-client.ts";
 import { bareSession } from "../runtime/helpers/session.ts";
+import { SDK_AGENTS } from "./sdk-agents.ts";
 
 let engine: EngineHandle;
 let client: TrainClient;
@@ -62,126 +63,35 @@ const output = (step: number) => `step ${step} done\n${"line of output ✓ ".rep
 type Edit = "none" | "edit" | "tools" | "cut";
 const PLAN: Edit[] = ["none", "none", "none", "none", "edit", "none", "tools", "none", "cut", "none"];
 
-interface Episode {
-  /** One turn; returns the answer as the program's SDK gives it. */
-  turn(stream: boolean, tools: typeof TOOLS): Promise<unknown>;
-  /** Edits the tool output at history position `i` (the program rewriting its past). */
-  edit(): void;
-  cut(): void;
-}
+type Dialect = keyof typeof SDK_AGENTS;
 
-function chatEpisode(baseURL: string, apiKey: string): Episode {
-  const sdk = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
-  let messages: OpenAI.ChatCompletionMessageParam[] = [
-    { role: "system", content: SYSTEM },
-    { role: "user", content: "Read the repository. step 0" },
-  ];
-  let step = 0;
-  return {
-    async turn(stream, tools) {
-      const body = {
-        model: "m",
-        messages,
-        tools: tools.map((f) => ({ type: "function" as const, function: f })),
-      };
-      const res = stream
-        ? await sdk.chat.completions.stream(body).finalChatCompletion()
-        : await sdk.chat.completions.create(body);
-      const msg = res.choices[0]!.message;
-      messages.push({ role: "assistant", content: msg.content, tool_calls: msg.tool_calls ?? [] });
-      step++;
-      for (const c of msg.tool_calls ?? [])
-        messages.push({ role: "tool", tool_call_id: c.id, content: output(step) });
-      return res.choices;
+/** How the program rewrites its past in each dialect: one tool output edited, the history cut back to `cut` entries. */
+const REWRITES: {
+  [D in Dialect]: { edit(history: ReturnType<(typeof SDK_AGENTS)[D]>["history"]): void; cut: number };
+} = {
+  chat: {
+    edit: (h) => {
+      h[3] = { ...(h[3] as OpenAI.ChatCompletionToolMessageParam), content: "edited output" };
     },
-    edit() {
-      messages[3] = { ...(messages[3] as OpenAI.ChatCompletionToolMessageParam), content: "edited output" };
+    cut: 6,
+  },
+  responses: {
+    edit: (h) => {
+      const i = h.findIndex((x) => (x as { type?: string }).type === "function_call_output");
+      h[i] = { ...(h[i] as OpenAI.Responses.ResponseInputItem.FunctionCallOutput), output: "edited output" };
     },
-    cut() {
-      messages = messages.slice(0, 6);
-    },
-  };
-}
-
-function responsesEpisode(baseURL: string, apiKey: string): Episode {
-  const sdk = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
-  let input: OpenAI.Responses.ResponseInputItem[] = [
-    { role: "user", content: "Read the repository. step 0" },
-  ];
-  let step = 0;
-  return {
-    async turn(stream, tools) {
-      const body = {
-        model: "m",
-        instructions: SYSTEM,
-        input,
-        tools: tools.map((t) => ({ type: "function" as const, strict: false, ...t })),
-      };
-      const res = stream
-        ? await sdk.responses.stream(body).finalResponse()
-        : await sdk.responses.create(body);
-      step++;
-      for (const item of res.output) {
-        input.push(item as OpenAI.Responses.ResponseInputItem);
-        if (item.type === "function_call")
-          input.push({ type: "function_call_output", call_id: item.call_id, output: output(step) });
-      }
-      return res.output.map((o) => ({ ...o, id: undefined }));
-    },
-    edit() {
-      const i = input.findIndex((x) => (x as { type?: string }).type === "function_call_output");
-      input[i] = {
-        ...(input[i] as OpenAI.Responses.ResponseInputItem.FunctionCallOutput),
-        output: "edited output",
-      };
-    },
-    cut() {
-      input = input.slice(0, 5);
-    },
-  };
-}
-
-function anthropicEpisode(baseURL: string, apiKey: string): Episode {
-  const sdk = new Anthropic({ baseURL: baseURL.replace(/\/v1$/, ""), apiKey, maxRetries: 0 });
-  let messages: Anthropic.MessageParam[] = [{ role: "user", content: "Read the repository. step 0" }];
-  let step = 0;
-  return {
-    async turn(stream, tools) {
-      const body = {
-        model: "m",
-        system: SYSTEM,
-        messages,
-        max_tokens: 512,
-        tools: tools.map((t) => ({
-          name: t.name,
-          description: t.description,
-          input_schema: t.parameters as Anthropic.Tool.InputSchema,
-        })),
-      };
-      const res = stream ? await sdk.messages.stream(body).finalMessage() : await sdk.messages.create(body);
-      messages.push({ role: "assistant", content: res.content });
-      step++;
-      const results = res.content
-        .filter((b) => b.type === "tool_use")
-        .map((b) => ({ type: "tool_result" as const, tool_use_id: b.id, content: output(step) }));
-      messages.push({ role: "user", content: results });
-      return res.content;
-    },
-    edit() {
-      messages[2] = {
+    cut: 5,
+  },
+  anthropic: {
+    edit: (h) => {
+      h[2] = {
         role: "user",
-        content: [
-          { ...(messages[2]!.content as Anthropic.ToolResultBlockParam[])[0]!, content: "edited output" },
-        ],
+        content: [{ ...(h[2]!.content as Anthropic.ToolResultBlockParam[])[0]!, content: "edited output" }],
       };
     },
-    cut() {
-      messages = messages.slice(0, 5);
-    },
-  };
-}
-
-const EPISODES = { chat: chatEpisode, responses: responsesEpisode, anthropic: anthropicEpisode };
+    cut: 5,
+  },
+};
 
 /** What differs run to run by design: random ids, clocks, the engine's prefix-cache hits (warmer the second time). */
 const UNSTABLE = new Set([
@@ -198,18 +108,26 @@ function stable(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (k, v) => (UNSTABLE.has(k) ? undefined : v)));
 }
 
-async function play(server: InterceptionServer, dialect: keyof typeof EPISODES) {
+async function play(server: InterceptionServer, dialect: Dialect) {
   // The config's seed: both runs sample the same logprobs.
   const { session, trace } = bareSession(client, { sampling: { seed: 5 } });
   const reg = await server.register(session);
-  const episode = EPISODES[dialect](reg.baseUrl, reg.secret);
+  const agent = SDK_AGENTS[dialect]({
+    baseURL: reg.baseUrl,
+    apiKey: reg.secret,
+    system: SYSTEM,
+    task: "Read the repository. step 0",
+    output,
+    maxTokens: 512,
+  });
+  const rewrite = REWRITES[dialect] as { edit(history: unknown[]): void; cut: number };
   const answers: unknown[] = [];
   let tools = TOOLS;
   for (const [t, edit] of PLAN.entries()) {
-    if (edit === "edit") episode.edit();
+    if (edit === "edit") rewrite.edit(agent.history);
     if (edit === "tools") tools = TOOLS.slice(0, 1);
-    if (edit === "cut") episode.cut();
-    answers.push(await episode.turn(t % 2 === 1, tools));
+    if (edit === "cut") agent.history.length = rewrite.cut;
+    answers.push((await agent.turn(t % 2 === 1, tools)).reply);
   }
   reg.dispose();
   client.endSession(trace.id);
