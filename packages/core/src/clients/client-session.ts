@@ -13,7 +13,7 @@
  */
 import { LRUCache } from "lru-cache";
 import type { TokenSequence } from "../token-sequence.ts";
-import { canonicalJson, messageHash } from "../trace/hash.ts";
+import { canonicalJson, ListJson, messageHash } from "../trace/hash.ts";
 import type { Message, Tool } from "../types.ts";
 
 /** The render inputs besides the messages, as they shape the prompt. */
@@ -24,6 +24,8 @@ export interface RenderInputs {
   systemPrompt: Message | undefined;
   /** `messageHash(systemPrompt)` when the caller has it already (it hashes every message). */
   systemPromptHash?: string;
+  /** `canonicalJson(tools)` when the caller keeps it (a session's ListJson). */
+  toolsJson?: string;
 }
 
 export interface SampledTurn {
@@ -39,13 +41,14 @@ export type BridgePlan =
   /** `inputsChanged`: a turn's messages were extended, but a render input differs from that turn's. */
   | { kind: "render"; inputsChanged: boolean };
 
+/** `canonicalJson([tools, enableThinking, kwargs, system hash])`, with the tools' part as given. */
 export function renderFingerprint(inputs: RenderInputs): string {
-  return canonicalJson([
-    inputs.tools,
+  const rest = canonicalJson([
     inputs.enableThinking ?? null,
     inputs.chatTemplateKwargs ?? null,
     inputs.systemPrompt ? (inputs.systemPromptHash ?? messageHash(inputs.systemPrompt)) : null,
   ]);
+  return `[${inputs.toolsJson ?? canonicalJson(inputs.tools)},${rest.slice(1)}`;
 }
 
 const BRIDGEABLE = new Set(["tool", "user"]);
@@ -53,6 +56,8 @@ const BRIDGEABLE = new Set(["tool", "user"]);
 export class ClientSession {
   private readonly turns: SampledTurn[] = [];
   private toolCalls = 0;
+  /** The request tools' canonical JSON, written once while a program resends the same tools. */
+  readonly toolsJson = new ListJson();
 
   constructor(private readonly keep: number) {}
 

@@ -87,6 +87,7 @@ export class TrainClient implements Client {
       chatTemplateKwargs: kwargs,
       systemPrompt: request.messages[0]?.role === "system" ? request.messages[0] : undefined,
       systemPromptHash: hashes[0],
+      toolsJson: session.toolsJson.of(request.tools),
     });
     const plan: BridgePlan = this.useBridge
       ? session.plan(request.messages, hashes, fingerprint)

@@ -12,9 +12,17 @@ import type { Sampling } from "../clients/client.ts";
 import { canonicalJson, messageHash } from "../trace/hash.ts";
 import type { Message, Tool } from "../types.ts";
 
-/** Identity of a program request: what it asked for, as it sent it. */
-export function requestKey(messages: readonly Message[], tools: readonly Tool[], sampling: Sampling): string {
-  return canonicalJson([messages.map(messageHash), tools, sampling]);
+/**
+ * Identity of a program request: what it asked for, as it sent it. `toolsJson`: the tools'
+ * canonical JSON when the caller keeps it (see ListJson).
+ */
+export function requestKey(
+  messages: readonly Message[],
+  tools: readonly Tool[],
+  sampling: Sampling,
+  toolsJson = canonicalJson(tools),
+): string {
+  return `[${canonicalJson(messages.map(messageHash))},${toolsJson},${canonicalJson(sampling)}]`;
 }
 
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));

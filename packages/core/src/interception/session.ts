@@ -26,7 +26,7 @@ import type { Runtime } from "../runtimes/runtime.ts";
 import { firedStop } from "../scoring.ts";
 import type { HandlerContext, TaskHandlers, ToolDefinition, UserSimulator } from "../task.ts";
 import { failedTurnError, type ToolCallFailurePolicy } from "../tool-call-failures.ts";
-import { messageHash } from "../trace/hash.ts";
+import { ListJson, messageHash } from "../trace/hash.ts";
 import type { Trace } from "../trace/trace.ts";
 import { contentText, type Message, type TaskData, type Tool } from "../types.ts";
 import { EchoedArguments } from "./echoed-arguments.ts";
@@ -71,6 +71,8 @@ export class RolloutSession<D extends TaskData = TaskData> {
   /** Made on the first request that can be re-sent (HTTP only). */
   private resendsOf: Resends<CompletionResult> | null = null;
   private handlerContext: HandlerContext<D> | null = null;
+  /** The request tools' canonical JSON, kept while a program resends the same tools. */
+  private toolsJson: ListJson | null = null;
   /** Made when a dialect answers a call it cannot carry verbatim (see echoed-arguments.ts). */
   private echoed: EchoedArguments | null = null;
 
@@ -217,7 +219,8 @@ export class RolloutSession<D extends TaskData = TaskData> {
     requesterGone: AbortSignal,
     onDelta: ((delta: StreamDelta) => void) | undefined,
   ): Promise<CompletionResult> {
-    const key = requestKey(program, tools, programSampling);
+    this.toolsJson ??= new ListJson();
+    const key = requestKey(program, tools, programSampling, this.toolsJson.of(tools));
     this.resendsOf ??= new Resends<CompletionResult>();
     const replay = await this.resendsOf.claim(key);
     if (replay?.kind === "completion") return replay;

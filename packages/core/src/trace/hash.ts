@@ -40,6 +40,23 @@ export function canonicalJson(value: unknown): string {
   return `${out}}`;
 }
 
+/**
+ * `canonicalJson` of a list whose elements come back as the same objects (a program's tools,
+ * resent every turn: ~40 KB of JSON for a coding agent's), written once while they do.
+ */
+export class ListJson {
+  private last: readonly unknown[] | null = null;
+  private json = "";
+
+  of(list: readonly unknown[]): string {
+    const last = this.last;
+    if (last !== null && last.length === list.length && last.every((x, i) => x === list[i])) return this.json;
+    this.last = list.slice();
+    this.json = canonicalJson(list);
+    return this.json;
+  }
+}
+
 /** Arguments as canonical JSON when they parse; the raw string otherwise (malformed JSON is data). */
 function canonicalArguments(raw: string): string {
   try {
