@@ -4,6 +4,7 @@
  * own `Message` keeps tool-call arguments as the raw string and reasoning in `reasoning_content`.
  */
 import { InterceptionError } from "../errors.ts";
+import { getOrCompute, type MemoCache } from "../memo.ts";
 import { type AssistantMessage, type Message, MessageSchema, type Tool } from "../types.ts";
 
 type Json = Record<string, any>;
@@ -67,9 +68,15 @@ export function messageFromWire(m: unknown, index: number): Message {
   return parsed.data;
 }
 
-export function messagesFromWire(raw: unknown): Message[] {
+/** `translated`: wire messages already translated (the same objects give the same messages). */
+export function messagesFromWire(raw: unknown, translated?: MemoCache<object, Message>): Message[] {
   if (!Array.isArray(raw)) throw new InterceptionError("messages: expected an array");
-  return raw.map(messageFromWire);
+  if (!translated) return raw.map(messageFromWire);
+  return raw.map((m, i) =>
+    typeof m === "object" && m !== null
+      ? getOrCompute(translated, m, () => messageFromWire(m, i))
+      : messageFromWire(m, i),
+  );
 }
 
 export function toolsFromWire(raw: unknown): Tool[] {

@@ -49,7 +49,10 @@ export function modelRoute(dialect: Dialect, options: ModelRouteOptions): Interc
       }
       let request: ReturnType<Dialect["parse"]>;
       try {
-        request = dialect.parse(body, { refuseHostedTools: session.refuseHostedTools });
+        request = dialect.parse(body, {
+          refuseHostedTools: session.refuseHostedTools,
+          ...(last ? { translated: last.translated } : {}),
+        });
       } catch (e) {
         // A malformed request is the program's bug: tell it, without touching the rollout.
         throw new HttpError(400, errorMessage(e));

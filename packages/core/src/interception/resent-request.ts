@@ -1,8 +1,9 @@
 /**
  * One rollout's memory of its last request in one dialect, so that a resent history costs what
  * its new part costs: the body is parsed past the bytes it shares with the last one
- * (resent-body.ts), and the messages and tools that come out equal to the last request's are
- * replaced by those very objects. Equal objects are interchangeable (nothing mutates a request's
+ * (resent-body.ts), the reused wire objects are translated once (`translated`), and the messages
+ * and tools that still come out equal to the last request's (a split turn merged again, a tool
+ * list re-made) are replaced by those very objects. Equal objects are interchangeable (nothing mutates a request's
  * messages), and identity is what every per-message cache downstream keys on — the trace's
  * message hashes, the client's bridge path — so the history is not hashed again each turn.
  */
@@ -13,6 +14,8 @@ import { sameJson } from "./same-json.ts";
 
 export class ResentRequest {
   readonly body: ResentBody;
+  /** Wire history objects → their messages (the dialect's ParseOptions.translated). */
+  readonly translated = new WeakMap<object, unknown>();
   private messages: readonly Message[] = [];
   private tools: Tool[] = [];
 

@@ -7,6 +7,7 @@ import type { ModelResponse, Sampling, StreamDelta } from "../../clients/client.
 import { messagesFromWire, messageToWire, toolsFromWire, type WireToolCall } from "../../clients/wire.ts";
 import { InterceptionError } from "../../errors.ts";
 import { bearerToken } from "../../http/index.ts";
+import type { Message } from "../../types.ts";
 import { mergeSplitTurns } from "../split-turns.ts";
 import { type Dialect, type DialectRequest, type LiveAnswer, type SseEvent, unixSeconds } from "./dialect.ts";
 import { LiveTurn } from "./live-turn.ts";
@@ -155,12 +156,14 @@ export const chatDialect: Dialect = {
   path: "/v1/chat/completions",
   secret: bearerToken,
   errorBody: openAiErrorBody,
-  parse(body): DialectRequest {
+  parse(body, options = {}): DialectRequest {
     const streamOptions = body["stream_options"];
     if (streamOptions != null && typeof streamOptions !== "object")
       throw new InterceptionError("stream_options: expected an object");
     return {
-      messages: mergeSplitTurns(messagesFromWire(body["messages"])),
+      messages: mergeSplitTurns(
+        messagesFromWire(body["messages"], options.translated as WeakMap<object, Message> | undefined),
+      ),
       tools: offeredTools(chatToolChoice(body["tool_choice"]), toolsFromWire(body["tools"]), "tool_choice"),
       sampling: samplingFromWire(body),
       stream: body["stream"] === true,

@@ -33,6 +33,12 @@ export interface DialectRequest {
 export interface ParseOptions {
   /** Refuse tools the environment cannot serve (hosted tools) instead of leaving them out. */
   refuseHostedTools?: boolean;
+  /**
+   * One rollout's wire history objects → what they translated to. A program's resent history
+   * arrives as the very objects parsed before (resent-body.ts reuses them, and nothing mutates
+   * them), and an element's translation depends on it alone, so it is translated once.
+   */
+  translated?: WeakMap<object, unknown>;
 }
 
 export interface WireTool {

@@ -5,6 +5,7 @@
  * order, and its other blocks one user message after them (where the API puts the next input).
  */
 import type { Sampling } from "../../../clients/client.ts";
+import { getOrCompute } from "../../../memo.ts";
 import { pyJsonDumps } from "../../../text/py-json.ts";
 import type { AssistantMessage, Content, Message, Tool, ToolCall } from "../../../types.ts";
 import type { DialectRequest, ParseOptions } from "../dialect.ts";
@@ -44,14 +45,12 @@ export function parseAnthropicConversation(body: Json, options: ParseOptions = {
     if (content !== "" && !(Array.isArray(content) && content.length === 0))
       messages.push({ role: "system", content });
   }
+  const translated = options.translated as WeakMap<object, Message[]> | undefined;
   array(body["messages"], "messages").forEach((raw, i) => {
     const path = `messages[${i}]`;
     const m = object(raw, path);
-    if (m["role"] === "assistant") messages.push(assistantMessage(m["content"], `${path}.content`));
-    else if (m["role"] === "user") messages.push(...userMessages(m["content"], `${path}.content`));
-    else if (m["role"] === "system")
-      messages.push({ role: "system", content: blocksContent(m["content"], `${path}.content`) });
-    else fail(`${path}.role`, `expected user, assistant or system, got ${JSON.stringify(m["role"])}`);
+    const list = translated ? getOrCompute(translated, m, () => wireMessage(m, path)) : wireMessage(m, path);
+    for (const message of list) messages.push(message);
   });
   const { tools, droppedTools } = parseTools(body["tools"], options.refuseHostedTools === true);
   return {
@@ -83,6 +82,15 @@ export function parseAnthropicRequest(body: Json, options: ParseOptions = {}): D
     echo: {},
     droppedTools,
   };
+}
+
+/** One wire message → the messages it stands for (a user turn's tool results are several). */
+function wireMessage(m: Json, path: string): Message[] {
+  if (m["role"] === "assistant") return [assistantMessage(m["content"], `${path}.content`)];
+  if (m["role"] === "user") return userMessages(m["content"], `${path}.content`);
+  if (m["role"] === "system")
+    return [{ role: "system", content: blocksContent(m["content"], `${path}.content`) }];
+  return fail(`${path}.role`, `expected user, assistant or system, got ${JSON.stringify(m["role"])}`);
 }
 
 /** Anthropic's server tools are versioned types (`web_search_20250305`, `code_execution_…`). */

@@ -9,6 +9,7 @@
  * request-fields.ts); any other is a 400 naming it.
  */
 import type { Sampling } from "../../../clients/client.ts";
+import { getOrCompute } from "../../../memo.ts";
 import type { AssistantMessage, Content, Message, ToolCall } from "../../../types.ts";
 import type { DialectRequest, ParseOptions } from "../dialect.ts";
 import { array, fail, isObject, type Json, object, optionalString, refuseIfSet, string } from "../fields.ts";
@@ -30,7 +31,8 @@ export function parseResponsesRequest(body: Json, options: ParseOptions = {}): D
   const input = body["input"];
   const toolSources: ToolSource[] = [{ raw: body["tools"], path: "tools" }];
   if (typeof input === "string") messages.push({ role: "user", content: input });
-  else if (input != null) messages.push(...itemsToMessages(array(input, "input"), toolSources));
+  else if (input != null)
+    messages.push(...itemsToMessages(array(input, "input"), toolSources, options.translated));
   const tools = parseResponsesTools(toolSources, options.refuseHostedTools === true);
   const offered = offeredTools(
     responsesToolChoice(body["tool_choice"]),
@@ -80,12 +82,16 @@ function isAssistantSide(item: Json): boolean {
  * tools as `input[0]`). One after a model turn would show the model tools it did not have when it
  * sampled that turn: refused, naming the item.
  */
-function itemsToMessages(items: unknown[], toolSources: ToolSource[]): Message[] {
+function itemsToMessages(
+  items: unknown[],
+  toolSources: ToolSource[],
+  translated: WeakMap<object, unknown> | undefined,
+): Message[] {
   const out: Message[] = [];
   let run: { item: Json; path: string }[] = [];
   let modelSpoke = false;
   const flush = () => {
-    if (run.length > 0) out.push(foldAssistant(run));
+    if (run.length > 0) out.push(translated ? foldedOnce(translated, run) : foldAssistant(run));
     run = [];
   };
   items.forEach((raw, i) => {
@@ -105,24 +111,44 @@ function itemsToMessages(items: unknown[], toolSources: ToolSource[]): Message[]
           "additional_tools after a model turn: the chat template shows every tool ahead of the conversation, so the model's earlier turns would be rendered with tools they were not sampled with",
         );
       toolSources.push({ raw: item["tools"], path: `${path}.tools` });
-    } else if (type === "function_call_output" || type === "custom_tool_call_output") {
-      out.push({
-        role: "tool",
-        tool_call_id: string(item["call_id"], `${path}.call_id`),
-        content: outputContent(item["output"], `${path}.output`),
-      });
-    } else if (type === "message") {
-      const role = item["role"];
-      const content = inputContent(item["content"], `${path}.content`);
-      if (role === "user") out.push({ role: "user", content });
-      else if (role === "system" || role === "developer") out.push({ role: "system", content });
-      else fail(`${path}.role`, `expected user, system, developer or assistant, got ${JSON.stringify(role)}`);
+    } else if (type === "function_call_output" || type === "custom_tool_call_output" || type === "message") {
+      const make = () => inputMessage(item, type, path);
+      out.push(translated ? getOrCompute(translated as WeakMap<object, Message>, item, make) : make());
     } else if (type === "item_reference") {
       fail(`${path}.type`, `item_reference is not supported: ${NOT_STORED}`);
     } else fail(`${path}.type`, `unsupported input item type ${JSON.stringify(type)}`);
   });
   flush();
   return out;
+}
+
+/** A tool output or a user/system message item as a message. */
+function inputMessage(item: Json, type: string, path: string): Message {
+  if (type !== "message")
+    return {
+      role: "tool",
+      tool_call_id: string(item["call_id"], `${path}.call_id`),
+      content: outputContent(item["output"], `${path}.output`),
+    };
+  const role = item["role"];
+  const content = inputContent(item["content"], `${path}.content`);
+  if (role === "user") return { role: "user", content };
+  if (role === "system" || role === "developer") return { role: "system", content };
+  return fail(`${path}.role`, `expected user, system, developer or assistant, got ${JSON.stringify(role)}`);
+}
+
+/** A run of assistant items folded once: kept by its first item, with the run it was folded from. */
+function foldedOnce(
+  translated: WeakMap<object, unknown>,
+  run: { item: Json; path: string }[],
+): AssistantMessage {
+  const first = run[0]!.item;
+  const known = translated.get(first) as { items: Json[]; message: AssistantMessage } | undefined;
+  if (known && known.items.length === run.length && known.items.every((x, i) => x === run[i]!.item))
+    return known.message;
+  const message = foldAssistant(run);
+  translated.set(first, { items: run.map((r) => r.item), message });
+  return message;
 }
 
 /** A function or custom tool call item as envroll's call: its id, its (namespaced) name, `args`. */
