@@ -12,6 +12,10 @@ import { after, before, test } from "node:test";
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import type { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { anthropicDialect } from "../../packages/core/src/interception/dialects/anthropic/index.ts";
+import { chatDialect } from "../../packages/core/src/interception/dialects/chat.ts";
+import { responsesDialect } from "../../packages/core/src/interception/dialects/responses/index.ts";
+import { ResentBody } from "../../packages/core/src/interception/resent-body.ts";
 import { InterceptionServer } from "../../packages/core/src/interception/server.ts";
 import { type EngineHandle, startEngine } from "../../packages/engine/src/index.ts";
 import { qwen3TrainClient } from "../clients/qwen3-client.ts";
@@ -149,3 +153,82 @@ for (const dialect of ["chat", "responses", "anthropic"] as const) {
     assert.equal(a.trace["num_turns"], PLAN.length);
   });
 }
+
+test("a remembered translation is used only for the same wire objects (a Responses run that grows is folded again)", () => {
+  const said = {
+    type: "message",
+    role: "assistant",
+    content: [{ type: "output_text", text: "Let me look." }],
+  };
+  const call = { type: "function_call", call_id: "c1", name: "exec", arguments: '{"cmd":"ls"}' };
+  const out = { type: "function_call_output", call_id: "c1", output: "a.txt" };
+  const user = { role: "user", content: "go" };
+  const cases = [
+    {
+      dialect: responsesDialect,
+      key: "input",
+      bodies: [
+        [user, said],
+        [user, said, call, out],
+        [user, said, call, out, said],
+      ],
+    },
+    {
+      dialect: anthropicDialect,
+      key: "messages",
+      bodies: [
+        [user, { role: "assistant", content: [{ type: "text", text: "Let me look." }] }],
+        [
+          user,
+          {
+            role: "assistant",
+            content: [
+              { type: "text", text: "Let me look." },
+              { type: "tool_use", id: "c1", name: "exec", input: { cmd: "ls" } },
+            ],
+          },
+          {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: "c1", content: "a.txt" },
+              { type: "text", text: "and?" },
+            ],
+          },
+        ],
+      ],
+    },
+    {
+      dialect: chatDialect,
+      key: "messages",
+      // A split turn (text, then the calls alone) is merged; resent, the merge is made again.
+      bodies: [
+        [user, { role: "assistant", content: "Let me look." }],
+        [
+          user,
+          { role: "assistant", content: "Let me look." },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c1", type: "function", function: { name: "exec", arguments: "{}" } }],
+          },
+        ],
+      ],
+    },
+  ];
+  for (const { dialect, key, bodies } of cases) {
+    const body = new ResentBody(key);
+    const translated = new WeakMap<object, unknown>();
+    for (const history of bodies) {
+      const text = JSON.stringify({
+        model: "m",
+        [key]: history,
+        ...(dialect === anthropicDialect ? { max_tokens: 9 } : {}),
+      });
+      const fast = dialect.parse(body.parse(Buffer.from(text)), { translated });
+      const whole = dialect.parse(JSON.parse(text));
+      assert.deepStrictEqual(fast.messages, whole.messages, `${dialect.name}: ${text}`);
+      assert.equal(JSON.stringify(fast.messages), JSON.stringify(whole.messages));
+    }
+    assert.ok(body.reused > 0, `${dialect.name} reused the resent elements`);
+  }
+});
