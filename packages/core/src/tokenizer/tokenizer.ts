@@ -41,10 +41,13 @@ export interface TokenizerConfigInfo {
 
 export class BpeTokenizer {
   readonly chatTemplate: string | null;
+  /** Named chat templates ("default", "tool_use", …) when the checkpoint has several. */
   readonly chatTemplates: Readonly<Record<string, string>>;
   readonly specialTokenIds: ReadonlySet<number>;
+  /** `bos_token` / `eos_token` strings from tokenizer_config.json (chat templates use them). */
   readonly bosToken: string | null;
   readonly eosToken: string | null;
+  /** tokenizer_config.json as read. */
   readonly config: Readonly<Record<string, unknown>>;
   private readonly model: BytePairModel;
   private readonly added: AddedTokenMatcher;
@@ -97,6 +100,7 @@ export class BpeTokenizer {
     return this.model.compile();
   }
 
+  /** No special tokens added; added tokens such as `<|im_end|>` inside text ARE matched (as HF does). */
   encode(text: string): number[] {
     const n = this.encodeSpans(text);
     const ids = new Array<number>(n);
@@ -117,6 +121,7 @@ export class BpeTokenizer {
     return ids;
   }
 
+  /** Like `encode`, with [start, end) UTF-16 offsets of each token into `text`. */
   encodeWithOffsets(text: string): EncodingWithOffsets {
     const n = this.encodeSpans(text);
     const out: EncodingWithOffsets = {
@@ -231,7 +236,7 @@ export class BpeTokenizer {
    * Byte-level vocabularies: the tokens' bytes (added tokens included, as HF passes them to the
    * decoder) are gathered in one buffer and decoded as lossy UTF-8 — a character may span
    * tokens; an id outside the vocabulary stands for nothing. Other decoders take the token
-   * strings.
+   * strings. `opts.end`: decode only `ids[0, end)` (a stop-truncated completion, without copying it).
    */
   decode(ids: readonly number[], opts?: { skipSpecialTokens?: boolean; end?: number }): string {
     const skip = opts?.skipSpecialTokens ?? false;
@@ -258,6 +263,7 @@ export class BpeTokenizer {
     return this.addedById.get(id) ?? this.model.token(id);
   }
 
+  /** True for ids of tokenizer.json `added_tokens` (special or not): they split text before BPE. */
   isAddedToken(id: number): boolean {
     return this.addedById.has(id);
   }
