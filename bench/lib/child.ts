@@ -101,6 +101,20 @@ export function procCpuMs(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+/**
+ * Minor page faults a process has taken so far, from /proc (Linux; NaN elsewhere). On the VMs
+ * this project is measured on each one costs ~15 µs of CPU (a first touch of 11 MB: ~40 ms), so
+ * the count is a steadier measure of start-up memory work than loaded CPU time.
+ */
+export function procMinorFaults(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[7]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** USER_HZ: 100 on every mainstream Linux build. */
 const CLOCK_TICKS = 100;
 
