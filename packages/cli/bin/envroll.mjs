@@ -7,8 +7,9 @@
  * forces the sources.
  */
 import "./v8-flags.mjs";
-import { readFile } from "node:fs";
+import { readFile, readFileSync } from "node:fs";
 import { register } from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtIsCurrent } from "envroll/build-stamp.mjs";
 
@@ -19,14 +20,33 @@ if (process.env.ENVROLL_FROM_SOURCE !== "1")
     readFile(new URL("../dist/main.cjs", import.meta.url), (err, buf) => resolve(err ? undefined : buf)),
   );
 
-const packageDir = (url) => fileURLToPath(new URL(".", url));
-const dirs = [
-  packageDir(import.meta.resolve("envroll/package.json")),
-  packageDir(import.meta.resolve("@envroll/engine/package.json")),
-  fileURLToPath(new URL("../", import.meta.url)),
-];
+const cliDir = fileURLToPath(new URL("../", import.meta.url));
 
-if (process.env.ENVROLL_FROM_SOURCE !== "1" && dirs.every(builtIsCurrent)) {
+/** The folder of package `name` when it is `dir` (its package.json says so), else null. */
+function packageAt(dir, name) {
+  try {
+    return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name === name ? dir : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The library's and the engine's folders. In this repository they are the CLI's siblings (the
+ * workspace links node_modules/envroll and @envroll/engine to them), read without the ESM
+ * resolver, whose two package lookups were ~3% of the CLI's start-up; an installed CLI
+ * resolves them.
+ */
+function packageDirs() {
+  const names = { envroll: "core", "@envroll/engine": "engine" };
+  return Object.entries(names).map(
+    ([name, folder]) =>
+      packageAt(join(cliDir, "..", folder), name) ??
+      fileURLToPath(new URL(".", import.meta.resolve(`${name}/package.json`))),
+  );
+}
+
+if (process.env.ENVROLL_FROM_SOURCE !== "1" && [...packageDirs(), cliDir].every(builtIsCurrent)) {
   await import("../dist/main.js");
 } else {
   const { register: registerTsx } = await import("tsx/esm/api");
