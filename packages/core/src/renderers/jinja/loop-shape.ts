@@ -50,6 +50,21 @@ const EXPR_CHILDREN = new Map<string, readonly string[]>([
   ["FloatLiteral", []],
 ]);
 
+/**
+ * Statement node types that are only walked, by the fields holding their parts (expressions,
+ * blocks of statements, filters); the order does not matter, the walk only collects. A nested
+ * `For` writes its own variable into its own scope (reading it is harmless to over-count), and its
+ * `loop` is its own, but counting it here only over-approximates.
+ */
+const STATEMENT_PARTS = new Map<
+  string,
+  { expr?: readonly string[]; block?: readonly string[]; filter?: readonly string[] }
+>([
+  ["If", { expr: ["test"], block: ["body", "alternate"] }],
+  ["For", { expr: ["iterable"], block: ["body", "defaultBlock"] }],
+  ["FilterStatement", { filter: ["filter"], block: ["body"] }],
+]);
+
 function computeShape(node: Node): LoopShape | null {
   const loopvar = node.loopvar as Node;
   if (loopvar?.type !== "Identifier" || (node.iterable as Node)?.type === "SelectExpression") return null;
@@ -114,20 +129,14 @@ function computeShape(node: Node): LoopShape | null {
   const block = (statements: unknown): void => {
     for (const s of statements as Node[]) statement(s);
   };
+  const walk = { expr, block, filter };
   const statement = (s: Node): void => {
+    const parts = STATEMENT_PARTS.get(s.type);
+    if (parts) {
+      for (const as of ["expr", "block", "filter"] as const) for (const f of parts[as] ?? []) walk[as](s[f]);
+      return;
+    }
     switch (s.type) {
-      case "If":
-        expr(s.test);
-        block(s.body);
-        block(s.alternate);
-        return;
-      case "For":
-        // The nested loop's own variable is written into its own scope; reading it is harmless
-        // to over-count. Its `loop` is its own, but counting it here only over-approximates.
-        expr(s.iterable);
-        block(s.body);
-        block(s.defaultBlock);
-        return;
       case "Set": {
         const target = s.assignee as Node;
         if (s.value) expr(s.value);
@@ -146,10 +155,6 @@ function computeShape(node: Node): LoopShape | null {
         } else throw new Refused("assignee");
         return;
       }
-      case "FilterStatement":
-        filter(s.filter);
-        block(s.body);
-        return;
       case "Comment":
         return;
       case "Macro":
