@@ -19,6 +19,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { fork } from "node:child_process";
+import { PerformanceObserver } from "node:perf_hooks";
 import v8 from "node:v8";
 import vm from "node:vm";
 import { TrainClient } from "../packages/core/src/clients/train.ts";
@@ -52,6 +53,7 @@ const modeName = (m: Mode) => `${m.dialect}${m.stream ? "_stream" : ""}`;
 
 interface ModeResult {
   cpuMs: number[]; // per turn index (0 = turn 1), per episode
+  gcMs: number[]; // of that, in garbage collection (minor and major), per episode
   heapAt: Record<number, number>; // bytes per episode at a turn
   promptTokens: number[];
   history: unknown[];
@@ -86,7 +88,13 @@ async function runMode(
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const out: ModeResult = { cpuMs: [], heapAt: {}, promptTokens: [], history: [] };
+  const out: ModeResult = { cpuMs: [], gcMs: [], heapAt: {}, promptTokens: [], history: [] };
+  // GC pauses per turn: garbage grows with what each turn allocates, and the heap to mark with the history.
+  let gc = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gc += e.duration;
+  });
+  observer.observe({ entryTypes: ["gc"] });
   try {
     const init: DriverInit = {
       type: "init",
@@ -106,11 +114,15 @@ async function runMode(
       const done = await ask(child, { type: "go", turn });
       const c = process.cpuUsage(c0);
       out.cpuMs.push((c.user + c.system) / 1000 / episodes);
+      // Entries arrive on a later tick; a turn's are read at the next turn's end (close enough for a window median).
+      out.gcMs.push(gc / episodes);
+      gc = 0;
       out.promptTokens.push(done.promptTokens);
       if (turn === turns || turn === turns / 2) out.heapAt[turn] = (heapAfterGc() - base) / episodes;
     }
     out.history = (await ask(child, { type: "end" })).messages;
   } finally {
+    observer.disconnect();
     child.kill();
     for (const [i, r] of regs.entries()) {
       r.dispose();
@@ -142,6 +154,7 @@ function rerenderMs(messages: RenderMessage[], k: number): number {
 }
 
 const windowEnding = (xs: number[], turn: number) => median(xs.slice(turn - WINDOW, turn));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export async function agentShape(o: BenchOptions): Promise<Figure[]> {
   const turns = o.quick ? 40 : 100;
@@ -176,11 +189,16 @@ export async function agentShape(o: BenchOptions): Promise<Figure[]> {
       for (const m of modes) await runMode(m, client, server, 2, 6);
       for (let rep = 0; rep < o.reps; rep++) {
         for (const m of rep % 2 ? [...modes].reverse() : modes) {
+          const seen = { ...server.resent };
           const r = await runMode(m, client, server, episodes, turns);
           results[modeName(m)]!.push(r);
+          const bodies = server.resent.bodies - seen.bodies;
+          const reused = server.resent.reusedElements - seen.reusedElements;
           note(
-            `agent ${modeName(m)} rep ${rep + 1}: turn 2 ${windowEnding(r.cpuMs, 2 + WINDOW - 1).toFixed(2)} ms, ` +
-              `turn ${turns} ${windowEnding(r.cpuMs, turns).toFixed(2)} ms`,
+            `agent ${modeName(m)} rep ${rep + 1}: ${bodies} bodies reused ${(reused / Math.max(1, bodies)).toFixed(0)} history elements each; ` +
+              `turn 2 ${windowEnding(r.cpuMs, 2 + WINDOW - 1).toFixed(2)} ms, ` +
+              `turn ${turns} ${windowEnding(r.cpuMs, turns).toFixed(2)} ms ` +
+              `(GC mean ${mean(r.gcMs.slice(1, 1 + WINDOW)).toFixed(2)} -> ${mean(r.gcMs.slice(turns - WINDOW, turns)).toFixed(2)} ms)`,
           );
         }
       }
@@ -204,8 +222,20 @@ export async function agentShape(o: BenchOptions): Promise<Figure[]> {
           reps: late.map((x, i) => x / early[i]!),
           episodes,
         },
-        { name: `${name}_cpu_ms_turn2`, value: median(early), unit: "ms/turn", reps: early },
-        { name: `${name}_cpu_ms_turn${last}`, value: median(late), unit: "ms/turn", reps: late },
+        {
+          name: `${name}_cpu_ms_turn2`,
+          value: median(early),
+          unit: "ms/turn",
+          reps: early,
+          gc_ms: median(rs.map((r) => mean(r.gcMs.slice(1, 1 + WINDOW)))),
+        },
+        {
+          name: `${name}_cpu_ms_turn${last}`,
+          value: median(late),
+          unit: "ms/turn",
+          reps: late,
+          gc_ms: median(rs.map((r) => mean(r.gcMs.slice(last - WINDOW, last)))),
+        },
         {
           name: `${name}_episode_kb_turn${last}`,
           value: median(rs.map((r) => r.heapAt[last]! / 1024)),
