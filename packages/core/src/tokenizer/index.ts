@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { getOrCompute } from "../memo.ts";
 import { CORE_ROOT } from "../package-root.ts";
 import { isCheckpointFolder, readCheckpoint, readJson } from "./checkpoint.ts";
 import {
@@ -86,13 +87,7 @@ const cache = new Map<string, Tokenizer>();
  * process, and across processes by the compiled-tokenizer cache (compiled-cache.ts).
  */
 export function loadTokenizer(name = "qwen3"): Tokenizer {
-  const dir = tokenizerDir(name);
-  let tok = cache.get(dir);
-  if (tok === undefined) {
-    tok = readTokenizer(dir, defaultCacheDir());
-    cache.set(dir, tok);
-  }
-  return tok;
+  return getOrCompute(cache, tokenizerDir(name), (dir) => readTokenizer(dir, defaultCacheDir()));
 }
 
 /**
