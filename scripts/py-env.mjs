@@ -53,7 +53,9 @@ function pythonVersion(python, what) {
 }
 
 function stampOf(baseVersion) {
-  const h = createHash("sha256").update(`python ${baseVersion}\n`);
+  // The checkout's path too: the editable installs point into it, so a .venv copied from another
+  // checkout (a worktree seeded from a sibling's) would import that checkout's Python code.
+  const h = createHash("sha256").update(`python ${baseVersion}\n`).update(`root ${ROOT}\n`);
   for (const f of INPUTS) h.update(`${f}\n`).update(readFileSync(join(ROOT, f)));
   return h.digest("hex");
 }

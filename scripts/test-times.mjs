@@ -5,20 +5,30 @@
  * whole process tree, which is what a loaded machine cannot hide) and pass/fail, slowest first.
  * Used to decide which files belong behind `npm run test:slow` and to record before/after figures.
  *
- *   node scripts/test-times.mjs [-j N] [--json out.json] [files or folders…]   (default: test/)
+ *   node scripts/test-times.mjs [-j N] [--json out.json] [--costs] [--tsx] [files or folders…]
+ *
+ * Default: every test file under test/. Files run under the suite's loader (scripts/ts-loader, as
+ * scripts/test.mjs runs them); --tsx runs them under tsx instead, for a side-by-side figure.
+ * --costs writes test/costs.txt (CPU seconds per file, which scripts/test.mjs starts costliest
+ * first): run it over the whole of test/ on a machine that is as quiet as you can get.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
 let jobs = 2;
 let jsonOut;
+let writeCosts = false;
+let loader = pathToFileURL(fileURLToPath(new URL("./ts-loader/register.mjs", import.meta.url))).href;
 const roots = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "-j") jobs = Number(args[++i]);
   else if (args[i] === "--json") jsonOut = args[++i];
+  else if (args[i] === "--costs") writeCosts = true;
+  else if (args[i] === "--tsx") loader = "tsx";
   else roots.push(args[i]);
 }
 if (!Number.isInteger(jobs) || jobs < 1) {
@@ -41,7 +51,7 @@ function runOne(file, idx) {
     const t0 = performance.now();
     const child = spawn(
       "/usr/bin/time",
-      ["-f", "%e %U %S", "-o", timeFile, process.execPath, "--import", "tsx", "--test", file],
+      ["-f", "%e %U %S", "-o", timeFile, process.execPath, "--import", loader, "--test", file],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
@@ -101,4 +111,16 @@ if (jsonOut)
     jsonOut,
     `${JSON.stringify({ jobs, total, cpu, load: [load0, loadavg()[0]], results }, null, 1)}\n`,
   );
+if (writeCosts) {
+  const header = [
+    "# CPU seconds per node test file (user + sys of its process tree), written by",
+    `# \`node scripts/test-times.mjs --costs\` at load ${load0.toFixed(1)}. scripts/test.mjs starts the costliest`,
+    "# first; a file not listed counts as average. Ordering only: a stale figure costs time, not coverage.",
+  ];
+  const lines = [...results].sort((a, b) => b.cpu - a.cpu).map((r) => `${r.cpu.toFixed(1)} ${r.file}`);
+  writeFileSync(
+    fileURLToPath(new URL("../test/costs.txt", import.meta.url)),
+    `${[...header, ...lines].join("\n")}\n`,
+  );
+}
 process.exitCode = results.some((r) => r.code !== 0) ? 1 : 0;

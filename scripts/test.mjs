@@ -14,15 +14,27 @@
  * sockets, and pytest mostly on torch in its engine subprocesses, so on 2 cores the overlap fills
  * time each leaves idle. pytest's output is held and printed after the node runner's, so the two
  * never interleave. ENVROLL_TEST_CONCURRENCY sets how many node test files run at once.
+ *
+ * What keeps `npm test` within 5 minutes on 2 cores (each measured in the commit that made it):
+ *  - node test files run under scripts/ts-loader (esbuild with a disk cache) instead of tsx,
+ *    which cost ~1 s of CPU per file in loader work, ~150 files;
+ *  - they start in order of their measured cost (test/costs.txt, written by
+ *    `node scripts/test-times.mjs --costs`), the costliest first, so no long file starts last
+ *    and runs alone at the end; a file not listed there counts as average;
+ *  - pytest runs on two xdist workers (whole files per worker, --dist loadfile), so its
+ *    engine-bound tests are no longer one serial chain that outlasts the node files.
+ *    ENVROLL_PYTEST_WORKERS=0 runs it in one process.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const MANIFEST = "test/slow.txt";
+const COSTS = "test/costs.txt";
+const LOADER = pathToFileURL(join(ROOT, "scripts/ts-loader/register.mjs")).href;
 const PY_ROOTS = ["python/envroll_engine/tests", "python/envroll_miles/tests", "test/fixtures"];
 
 const argv = process.argv.slice(2);
@@ -66,8 +78,31 @@ function testFiles(dir, out = []) {
 const manifest = readManifest();
 const slowNode = new Set(manifest.filter((e) => e.endsWith(".test.ts")));
 const slowPy = manifest.filter((e) => !e.endsWith(".test.ts"));
-const nodeFiles = testFiles("test").filter((f) => slowNode.has(f) === slow);
-const pytestArgs = slow ? slowPy : [...PY_ROOTS, ...slowPy.flatMap((id) => ["--deselect", id])];
+/** test/costs.txt: `<CPU seconds> <file>` a line; ordering only, so a stale entry costs time, not coverage. */
+function readCosts() {
+  const costs = new Map();
+  if (!existsSync(join(ROOT, COSTS))) return costs;
+  for (const raw of readFileSync(join(ROOT, COSTS), "utf8").split("\n")) {
+    const m = raw
+      .replace(/#.*/, "")
+      .trim()
+      .match(/^([\d.]+)\s+(\S+)$/);
+    if (m) costs.set(m[2], Number(m[1]));
+  }
+  return costs;
+}
+const costs = readCosts();
+const meanCost = costs.size ? [...costs.values()].reduce((a, b) => a + b, 0) / costs.size : 0;
+const costOf = (f) => costs.get(f) ?? meanCost;
+const nodeFiles = testFiles("test")
+  .filter((f) => slowNode.has(f) === slow)
+  .sort((a, b) => costOf(b) - costOf(a));
+const pytestWorkers = process.env.ENVROLL_PYTEST_WORKERS ?? "2";
+const xdist = pytestWorkers === "0" ? [] : ["-n", pytestWorkers, "--dist", "loadfile"];
+const pytestArgs = [
+  ...xdist,
+  ...(slow ? slowPy : [...PY_ROOTS, ...slowPy.flatMap((id) => ["--deselect", id])]),
+];
 if (list) {
   if (sides.includes("--node")) for (const f of nodeFiles) console.log(f);
   if (sides.includes("--py") && (!slow || slowPy.length > 0)) console.log(`pytest ${pytestArgs.join(" ")}`);
@@ -112,7 +147,7 @@ if (sides.includes("--node") && nodeFiles.length > 0) {
     name: "node",
     promise: run(
       process.execPath,
-      ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...nodeFiles],
+      ["--import", LOADER, "--test", `--test-concurrency=${concurrency}`, ...nodeFiles],
       false,
     ),
   });

@@ -24,6 +24,9 @@ REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" 
 TOOL_MATH = REPO / "packages" / "core" / "src" / "tasksets" / "tool-math" / "index.ts"
 CODE_GOLF = REPO / "packages" / "core" / "src" / "tasksets" / "code-golf" / "index.ts"
 FLAKY = REPO / "test" / "service" / "flaky-taskset.ts"
+# Node with the test suite's TypeScript loader (scripts/ts-loader): these tests start dozens of
+# fake services, and it costs ~0.4 s less CPU per process than tsx.
+NODE_TS = f"node --import {REPO / 'scripts' / 'ts-loader' / 'register.mjs'}"
 
 needs_node = pytest.mark.skipif(
     shutil.which("node") is None or not (REPO / "node_modules" / "tsx").is_dir(),
@@ -42,8 +45,8 @@ def miles_package():
 @pytest.fixture
 def fake_service(tmp_path, monkeypatch):
     """Returns make(fake_cfg, **miles_overrides) → (EnvrollRolloutFn, args); disposes them after."""
-    monkeypatch.chdir(REPO)  # `node --import tsx` resolves tsx from the working directory
-    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node --import tsx {FAKE_SERVE}")
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"{NODE_TS} {FAKE_SERVE}")
     for var in ("ENVROLL_URL", "ENVROLL_CONFIG", "ENVROLL_DUMP_DIR", "ENVROLL_STATE_DIR"):
         monkeypatch.delenv(var, raising=False)
     made = []
