@@ -121,7 +121,10 @@ function run(cmd, args, capture) {
         out += d;
       });
     }
-    child.on("close", (code, signal) => res({ code: code ?? (signal ? 1 : 0), out }));
+    // When it ended, not when its line is printed: pytest's is printed after the node runner's.
+    child.on("close", (code, signal) =>
+      res({ code: code ?? (signal ? 1 : 0), out, ended: performance.now() }),
+    );
   });
 }
 
@@ -155,10 +158,13 @@ if (sides.includes("--node") && nodeFiles.length > 0) {
 
 let failed = false;
 for (const job of jobs) {
-  const { code, out } = await job.promise;
+  const { code, out, ended } = await job.promise;
   if (out) process.stdout.write(out);
-  const secs = ((performance.now() - started) / 1000).toFixed(0);
-  console.log(`test: ${job.name} ${code === 0 ? "passed" : `FAILED (exit ${code})`} (${secs} s since start)`);
+  const secs = ((ended - started) / 1000).toFixed(0);
+  console.log(
+    `test: ${job.name} ${code === 0 ? "passed" : `FAILED (exit ${code})`} (ended ${secs} s after start)`,
+  );
   failed ||= code !== 0;
 }
+console.log(`test: all done ${((performance.now() - started) / 1000).toFixed(0)} s after start`);
 process.exitCode = failed ? 1 : 0;
