@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
+import * as hfUnicodeModule from "../../packages/core/src/tokenizer/hf-unicode.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
 import { composeNfc, hfNfc, mayChangeUnderNfc } from "../../packages/core/src/tokenizer/nfc.ts";
 
@@ -107,4 +108,35 @@ test("NFC by runs equals the full pass over the whole text (long mixed texts, as
   const composed = "Tiếng Việt, Grüße, 한국어, café";
   assert.equal(composeNfc(composed), composed);
   assert.equal(hfNfc(composed), composed);
+});
+
+test("NFC: every decomposable code point, alone, after a starter, before a mark and side by side, as the full pass", () => {
+  const { hfUnicode } = hfUnicodeModule;
+  const cps = Object.keys(hfUnicode().nfd).map(Number);
+  // The precomposed syllables the quick check lets through without the full pass.
+  for (let cp = 0xac00; cp < 0xd7a4; cp += 97) cps.push(cp);
+  assert.ok(cps.length > 2000, String(cps.length));
+  let passed = 0;
+  for (const cp of cps) {
+    const x = String.fromCodePoint(cp);
+    for (const text of [
+      x,
+      `a${x}`,
+      `\u1100${x}`,
+      `${x}b`,
+      `${x}\u0301`,
+      `${x}\u0323`,
+      `${x}\u11a8`,
+      `e${x}${x}`,
+    ]) {
+      assert.equal(hfNfc(text), composeNfc(text), `U+${cp.toString(16)} in ${JSON.stringify(text)}`);
+    }
+    if (!mayChangeUnderNfc(`a${x}`)) passed++;
+  }
+  // Precomposed letters (Vietnamese, accented Greek, Hangul syllables) must pass the quick check.
+  assert.ok(passed > 1000, String(passed));
+  assert.equal(mayChangeUnderNfc("Ti\u1ebfng Vi\u1ec7t \u03ac \ud55c"), false);
+  let all = "";
+  for (let i = 0; i < cps.length; i += 4096) all += String.fromCodePoint(...cps.slice(i, i + 4096));
+  assert.equal(hfNfc(all), composeNfc(all));
 });

@@ -22,8 +22,14 @@ interface Tables {
 }
 
 let tables: Tables | null = null;
-/** 1 where NFC may change the text (decomposable, non-starter, second half of a pair). */
+/**
+ * Per code point: 0 where NFC cannot touch it; 1 where NFC may change the text (decomposable,
+ * non-starter, second half of a pair); 2 for a precomposed starter that NFC leaves as is unless
+ * a mark follows it (see `touch`).
+ */
 let touchTable: Uint8Array | null = null;
+const TOUCHED = 1;
+const COMPOSED = 2;
 
 /**
  * The quick check's table alone: prompts often hold a character at or above U+0300 ("…", CJK)
@@ -37,7 +43,27 @@ function touch(): Uint8Array {
   for (const k of Object.keys(d.nfd)) t[Number(k)] = 1;
   for (const k of Object.keys(d.ccc)) t[Number(k)] = 1;
   for (const entry of d.compose) t[entry[1]] = 1;
-  t.fill(1, S_BASE, S_BASE + S_COUNT);
+  // A composite of the composition data (a starter that is no pair's second half, whose
+  // decomposition starts with such a starter) is its own NFC, and so is any run of them behind
+  // an untouched code point: nothing before it composes with its first part, and each one's
+  // marks recompose onto it. Only a mark after it can change it. Precomposed text (Vietnamese,
+  // Greek with accents, Hangul syllables) is then answered without the full pass's maps, whose
+  // building was most of the first render's NFC cost. test/tokenizer/nfc.test.ts checks every
+  // such code point against the full pass.
+  const isSecond = new Uint8Array(0x110000);
+  for (const entry of d.compose) isSecond[entry[1]] = 1;
+  for (const [, , c] of d.compose) {
+    const first = d.nfd[c]?.[0];
+    if (
+      !(String(c) in d.ccc) &&
+      !isSecond[c] &&
+      first !== undefined &&
+      !isSecond[first] &&
+      !(String(first) in d.ccc)
+    )
+      t[c] = COMPOSED;
+  }
+  t.fill(COMPOSED, S_BASE, S_BASE + S_COUNT);
   t.fill(1, V_BASE, V_BASE + V_COUNT);
   t.fill(1, T_BASE + 1, T_BASE + T_COUNT);
   touchTable = t;
@@ -78,7 +104,7 @@ export function mayChangeUnderNfc(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c < 0x300) continue;
     const cp = text.codePointAt(i)!;
-    if (touched[cp]) return true;
+    if (touched[cp] === TOUCHED) return true;
     if (cp > 0xffff) i++;
   }
   return false;
@@ -104,7 +130,8 @@ export function hfNfc(text: string): string {
   while (i < text.length) {
     const c = text.charCodeAt(i);
     const cp = c < 0xd800 || c > 0xdbff ? c : text.codePointAt(i)!;
-    if (cp < 0x300 || touched[cp] !== 1) {
+    const kind = cp < 0x300 ? 0 : touched[cp]!;
+    if (kind === 0) {
       if (runTouched) {
         const run = text.slice(runStart, i);
         const composed = composeNfc(run);
@@ -115,7 +142,7 @@ export function hfNfc(text: string): string {
       }
       runStart = i;
       runTouched = false;
-    } else runTouched = true;
+    } else if (kind === TOUCHED) runTouched = true;
     i += cp > 0xffff ? 2 : 1;
   }
   if (runTouched) {
