@@ -3,7 +3,7 @@
  * and validates only those rows (by their place in the dataset, shuffled or not).
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -12,7 +12,7 @@ import { loadEnvironment } from "../../packages/core/src/environment.ts";
 import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { mulberry32, shuffle } from "../../packages/core/src/random.ts";
 import { defineTaskset, type LoadHint } from "../../packages/core/src/task.ts";
-import { readPrompts } from "../../packages/core/src/tasksets/reverse-text/dataset.ts";
+import { builtinDatasetPath, readPrompts } from "../../packages/core/src/tasksets/reverse-text/dataset.ts";
 import reverseText from "../../packages/core/src/tasksets/reverse-text/index.ts";
 
 const SIZE = 20;
@@ -77,4 +77,24 @@ test("reverse-text reads only the rows asked for, the same ones a full load star
   assert.deepEqual(await readPrompts(path, 2), ["a", "b"], "the bad line 4 lies past the limit");
   await assert.rejects(readPrompts(path, 3), /rows\.jsonl:4: invalid JSON/);
   await assert.rejects(readPrompts(path), /rows\.jsonl:4: invalid JSON/);
+});
+
+test("reverse-text's rows read line by line equal the whole file's, across its 64 KiB chunks", async () => {
+  const path = builtinDatasetPath("train");
+  const whole = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l).prompt as string);
+  assert.ok(Buffer.byteLength(readFileSync(path)) > 4 * 64 * 1024, "the file spans several chunks");
+  assert.ok(
+    whole.some((p) => /[^\x00-\x7f]/.test(p)),
+    "multi-byte text crosses chunk edges",
+  );
+  assert.deepEqual(await readPrompts(path), whole);
+  assert.deepEqual(await readPrompts(path, 700), whole.slice(0, 700));
+  const dir = mkdtempSync(join(tmpdir(), "envroll-load-hint-"));
+  const last = join(dir, "no-final-newline.jsonl");
+  writeFileSync(last, '{"prompt": "\u00e9t\u00e9"}\r\n{"prompt": "z"}');
+  assert.deepEqual(await readPrompts(last), ["\u00e9t\u00e9", "z"]);
+  await assert.rejects(readPrompts(join(dir, "missing.jsonl"), 0), /ENOENT/);
 });
