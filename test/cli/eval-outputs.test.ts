@@ -35,5 +35,5 @@ test("validate applies eval's checks: group rewards with num_rollouts = 1 fail v
   assert.notEqual(evalRun.code, 0);
   const r = await runCli(["validate", "code-golf", "--num_rollouts", "1"]);
   assert.equal(r.code, 1, r.stdout);
-  assert.match(r.stdout, /✗ tasks: num_rollouts: taskset "code-golf" has group rewards/);
+  assert.match(r.stdout, /✗ config: num_rollouts: taskset "code-golf" has group rewards/);
 });

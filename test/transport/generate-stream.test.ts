@@ -28,19 +28,19 @@ for (const incrementalStreaming of [false, true]) {
       const plain = await t.generate({ inputIds: PROMPT, sampling, sessionId: "plain" });
       const seen: number[][] = [];
       const rids = new Set<string>();
-      let firstAt = 0;
-      const started = performance.now();
+      // Whether the engine was still sampling this request when its first tokens arrived: a
+      // condition, not a clock, so a loaded machine cannot fail it.
+      let engineBusyAtFirst = false;
       const streamed = await t.generate({
         inputIds: PROMPT,
         sampling,
         sessionId: "streamed",
         onTokens: (ids, rid) => {
-          if (seen.length === 0) firstAt = performance.now() - started;
+          if (seen.length === 0) engineBusyAtFirst = engine.stats().inFlight > 0;
           seen.push([...ids]);
           rids.add(rid);
         },
       });
-      const total = performance.now() - started;
       assert.equal(plain.outputIds.length, 40);
       assert.deepEqual(streamed.outputIds, plain.outputIds);
       // Bit-exact: the same doubles, not merely close ones.
@@ -60,7 +60,8 @@ for (const incrementalStreaming of [false, true]) {
         );
       assert.deepEqual(seen.at(-1), streamed.outputIds);
       assert.deepEqual([...rids], [streamed.rid]);
-      assert.ok(firstAt < total / 2, `first tokens at ${firstAt.toFixed(0)} of ${total.toFixed(0)} ms`);
+      assert.ok(engineBusyAtFirst, "the first tokens arrived while the engine was still sampling");
+      assert.ok(seen[0]!.length < streamed.outputIds.length, `first delivery: ${seen[0]!.length} tokens`);
     } finally {
       await t.close();
       await engine.close();
