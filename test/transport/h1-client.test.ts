@@ -226,3 +226,41 @@ test("head fields are read in any case and spacing; a bad content-length or head
   assert.throws(() => read("HTTP/1.1 200 OK\r\n: empty name"), { message: "bad header line" });
   assert.throws(() => read("HTTP/2 200"), { message: /bad status line/ });
 });
+
+test("a large body goes out after its head unchanged (not copied into one buffer), then a small one on the same connection", async () => {
+  const received: Buffer[] = [];
+  let pending = Buffer.alloc(0);
+  const server: Server = createServer((socket) => {
+    socket.on("data", (d) => {
+      pending = Buffer.concat([pending, d]);
+      for (;;) {
+        const end = pending.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const len = Number(/content-length: (\d+)/i.exec(pending.subarray(0, end).toString("latin1"))?.[1]);
+        if (pending.length < end + 4 + len) return;
+        received.push(Buffer.from(pending.subarray(end + 4, end + 4 + len)));
+        pending = pending.subarray(end + 4 + len);
+        socket.write(json("{}"));
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  const big = Buffer.from(`{"input_ids":[${Array.from({ length: 60_000 }, (_, i) => i).join(",")}]}`);
+  const p = pool(port, 1);
+  try {
+    for (const body of [big, '{"x":1}', big.subarray(0, 70_000)]) {
+      const reply = await exchange(p, { method: "POST", path: "/generate", body, timeoutMs: 10_000 });
+      assert.equal(reply.status, 200);
+    }
+  } finally {
+    await p.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+  assert.deepEqual(
+    received.map((b) => b.length),
+    [big.length, 7, 70_000],
+  );
+  assert.ok(received[0]!.equals(big) && received[2]!.equals(big.subarray(0, 70_000)));
+  assert.equal(received[1]!.toString(), '{"x":1}');
+});

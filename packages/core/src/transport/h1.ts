@@ -42,6 +42,8 @@ export class H1Call {
     readonly isHead: boolean,
     /** The whole request, head and body: one write, so one syscall and no stream write queue. */
     readonly bytes: Buffer,
+    /** A large body kept apart from `bytes` (the head): written after it in the same writev. */
+    readonly body: Uint8Array | null,
     private readonly done: Done,
   ) {}
 
@@ -61,6 +63,14 @@ export class H1Call {
     this.done(error, reply);
   }
 }
+
+/**
+ * Bodies at least this large go out as they are, after the head, rather than copied into one
+ * buffer with it: an agent's /generate body grows with its prompt (~300 KB of ids at 48k tokens),
+ * and a copy per turn is that much more garbage per turn (external memory, which drives V8's
+ * full collections), growing with the history.
+ */
+const SEPARATE_BODY = 64 * 1024;
 
 /** Head (latin1: validated header bytes) and body in one buffer. */
 function requestBytes(head: string, body: string | Uint8Array | undefined, length: number): Buffer {
@@ -99,7 +109,9 @@ export class H1Client {
     const length = body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.length;
     if (body !== undefined || req.method === "POST") head += `content-length: ${length}\r\n`;
     head += "\r\n";
-    const call = new H1Call(this, head.startsWith("HEAD "), requestBytes(head, body, length), done);
+    const apart = typeof body === "object" && body.length >= SEPARATE_BODY ? body : null;
+    const bytes = apart ? Buffer.from(head, "latin1") : requestBytes(head, body, length);
+    const call = new H1Call(this, head.startsWith("HEAD "), bytes, apart, done);
     if (this.destroyed) call.finish(new H1Error("client is destroyed", "ERR_H1_DESTROYED"));
     else {
       this.queue.push(call);
@@ -230,7 +242,14 @@ class Connection {
     this.call = call;
     call.conn = this;
     this.reader.reset(call.isHead);
-    this.socket.write(call.bytes);
+    if (call.body === null) this.socket.write(call.bytes);
+    else {
+      // Corked: head and body leave in one writev.
+      this.socket.cork();
+      this.socket.write(call.bytes);
+      this.socket.write(call.body);
+      this.socket.uncork();
+    }
   }
 
   /** Idle: the process may exit, and the socket closes after the keep-alive time. */
