@@ -10,6 +10,7 @@ import type { ClientRequest } from "node:http";
 import type { ClientConfig } from "envroll/internal/config/schema.ts";
 import { H1Client } from "envroll/internal/transport/h1.ts";
 import { apiKey } from "./client-factory.ts";
+import { idleDeadline } from "./idle-deadline.ts";
 
 export class PreflightError extends Error {
   override name = "PreflightError";
@@ -58,11 +59,11 @@ function getHttp(url: URL, headers: Record<string, string>): Promise<Probe> {
   });
   return new Promise<Probe>((resolve, reject) => {
     const fail = (why: string) => reject(new PreflightError(`cannot reach ${url.href}: ${why}`));
-    const timer = setTimeout(() => {
+    const cancel = idleDeadline(TIMEOUT_MS, () => {
       call.abort(new Error(`no answer within ${TIMEOUT_MS / 1000} s`));
-    }, TIMEOUT_MS);
+    });
     const call = client.send({ method: "GET", path: `${url.pathname}${url.search}`, headers }, (e, reply) => {
-      clearTimeout(timer);
+      cancel();
       if (e) fail(causeOf(e));
       else resolve({ status: reply!.status, body: parsed(reply!.text.slice(0, 1_000_000)), url: url.href });
     });
@@ -73,7 +74,11 @@ function getHttp(url: URL, headers: Record<string, string>): Promise<Probe> {
 async function getHttps(url: URL, headers: Record<string, string>): Promise<Probe> {
   const { request } = await import("node:https");
   return new Promise((resolve, reject) => {
-    const fail = (why: string) => reject(new PreflightError(`cannot reach ${url.href}: ${why}`));
+    let cancel = () => {};
+    const fail = (why: string) => {
+      cancel();
+      reject(new PreflightError(`cannot reach ${url.href}: ${why}`));
+    };
     let req: ClientRequest;
     try {
       req = request(url, { method: "GET", headers });
@@ -81,7 +86,7 @@ async function getHttps(url: URL, headers: Record<string, string>): Promise<Prob
       fail(causeOf(e));
       return;
     }
-    req.setTimeout(TIMEOUT_MS, () => {
+    cancel = idleDeadline(TIMEOUT_MS, () => {
       req.destroy();
       fail(`no answer within ${TIMEOUT_MS / 1000} s`);
     });
@@ -93,7 +98,10 @@ async function getHttps(url: URL, headers: Record<string, string>): Promise<Prob
         if (text.length < 1_000_000) text += d;
       });
       res.on("error", (e) => fail(causeOf(e)));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: parsed(text), url: url.href }));
+      res.on("end", () => {
+        cancel();
+        resolve({ status: res.statusCode ?? 0, body: parsed(text), url: url.href });
+      });
     });
     req.end();
   });
