@@ -23,7 +23,8 @@
  *    and runs alone at the end; a file not listed there counts as average;
  *  - pytest runs on two xdist workers (whole files per worker, --dist loadfile), so its
  *    engine-bound tests are no longer one serial chain that outlasts the node files.
- *    ENVROLL_PYTEST_WORKERS=0 runs it in one process.
+ *    ENVROLL_PYTEST_WORKERS=0 runs it in one process (the default for `--slow`, whose ids
+ *    are timing-sensitive engine runs).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -97,7 +98,10 @@ const costOf = (f) => costs.get(f) ?? meanCost;
 const nodeFiles = testFiles("test")
   .filter((f) => slowNode.has(f) === slow)
   .sort((a, b) => costOf(b) - costOf(a));
-const pytestWorkers = process.env.ENVROLL_PYTEST_WORKERS ?? "2";
+// The slow ids stay in one process: they are engines and trainers that each want the CPU, and
+// the Ray replica test kills a replica while its group is in flight, a window that contention
+// beside a torch test on the other worker closed in two CI runs (a fault of 0 where 1 was due).
+const pytestWorkers = process.env.ENVROLL_PYTEST_WORKERS ?? (slow ? "0" : "2");
 const xdist = pytestWorkers === "0" ? [] : ["-n", pytestWorkers, "--dist", "loadfile"];
 const pytestArgs = [
   ...xdist,
