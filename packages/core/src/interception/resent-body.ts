@@ -96,15 +96,11 @@ export class ResentBody {
       if (bytes[p] === COMMA) p = skipSpace(bytes, p + 1);
       else if (bytes[p] !== CLOSE_BRACKET) return null;
     }
-    const out = this.rest(
-      bytes,
-      last.head,
-      last.open,
-      p,
-      last.ends.slice(0, k),
-      last.elements.slice(0, k),
-      last,
-    );
+    // `last` is given up above (this.last = null), so its lists are cut in place, not copied:
+    // a copy would cost a pass over the whole history each turn.
+    last.ends.length = k;
+    last.elements.length = k;
+    const out = this.rest(bytes, last.head, last.open, p, last.ends, last.elements, last);
     if (out) this.reused = k;
     return out;
   }
