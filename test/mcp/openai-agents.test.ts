@@ -113,8 +113,15 @@ test("openai-agents: code-golf runs its program with coding_bash in the sandbox 
     assert.deepEqual(t.errors, [], JSON.stringify(t.errors));
     assert.ok(["passed", "latency"].every((k) => k in t.metrics));
   }
-  const bashRuns = traces.flatMap((t) => (t.info["tool_calls"] as { server: string; tool: string }[]) ?? []);
-  assert.ok(bashRuns.length >= traces.length - 1, "the agent answered without running its program");
+  // The reference policy's noise is seeded by each request's rid, which carries random bits, so
+  // which rollouts give up in prose differs between runs (~5 % each). What must hold in every
+  // rollout: a program is only ever answered after it was run with bash.
+  const runsOf = (t: TraceRecord) => (t.info["tool_calls"] as { server: string; tool: string }[]) ?? [];
+  for (const t of traces)
+    if (t.last_reply.includes("```"))
+      assert.ok(runsOf(t).length > 0, `trace ${t.id} answered a program without running it`);
+  const bashRuns = traces.flatMap(runsOf);
+  assert.ok(bashRuns.length > 0, "no rollout ran its program");
   assert.ok(bashRuns.every((c) => c.server === "coding" && c.tool === "bash"));
   // The reference policy's seeded noise decides which rollouts answer with a wrong or crashing
   // program, so "some passed" is chance; what must hold is that every score is the truth about
