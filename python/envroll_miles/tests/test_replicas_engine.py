@@ -8,9 +8,11 @@ with every task exactly once, and the replica is back for the next step.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
+import urllib.request
 
 import pytest
 from conftest import REPO, REVERSE_TEXT, needs_node
@@ -32,15 +34,34 @@ SETTINGS = dict(
 )  # fmt: skip
 
 
-def _step_with_kill(fn, rollout_id: int, kill) -> object:
+def _engine_post(engine: str, path: str, body: dict) -> None:
+    req = urllib.request.Request(f"{engine}{path}", json.dumps(body).encode(), {"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as res:
+        assert res.status == 200, f"{path} answered {res.status}"
+
+
+def _step_with_kill(fn, engine: str, rollout_id: int, kill) -> object:
+    """Kills replica 1 while its group is certainly in flight: the engine holds every request
+    (`/pause_generation` in place) from before the step until the pool has declared the replica
+    dead, so the group cannot finish first however slowly the kill and its news arrive."""
     types = load_types()
 
     async def run():
-        step = asyncio.ensure_future(fn(types.TrainInput(rollout_id=rollout_id)))
-        slot = fn.pool.slots[1]
-        while slot.in_flight == 0 and not step.done():
-            await asyncio.sleep(0.005)
-        kill(slot.replica)
+        _engine_post(engine, "/pause_generation", {"mode": "in_place"})
+        try:
+            step = asyncio.ensure_future(fn(types.TrainInput(rollout_id=rollout_id)))
+            slot = fn.pool.slots[1]
+            while slot.in_flight == 0 and not step.done():
+                await asyncio.sleep(0.005)
+            assert not step.done(), "the step finished while generation was paused"
+            kill(slot.replica)
+            # Held until the pool has seen the death: a Ray actor's serve only learns of it from
+            # its stdin closing, and a group that generation let finish first is no fault at all.
+            deadline = time.monotonic() + 60
+            while slot.alive and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+        finally:
+            _engine_post(engine, "/continue_generation", {})
         out = await step
         await fn.pool.wait_restarts(120.0)
         return out
@@ -48,7 +69,7 @@ def _step_with_kill(fn, rollout_id: int, kill) -> object:
     return asyncio.run(run())
 
 
-def _check(fn, kill) -> None:
+def _check(fn, engine: str, kill) -> None:
     step0 = train(fn, 0)
     assert_batch(step0.samples, 6, 2)
     assert task_indices(step0.samples) == [0, 1, 2, 3, 4, 5]
@@ -57,7 +78,7 @@ def _check(fn, kill) -> None:
     out = evaluate(fn, 0)
     (data,) = out.data.values()
     assert len(data["samples"]) == 2 * fn.info["num_eval_tasks"]
-    step1 = _step_with_kill(fn, 1, kill)
+    step1 = _step_with_kill(fn, engine, 1, kill)
     assert task_indices(step1.samples) == [0, 1, 2, 3, 4, 5]  # epoch 1: each task once more
     assert step1.metrics["envroll/replica/1/faults"] == 1.0
     assert fn.pool.slots[1].alive
@@ -65,10 +86,10 @@ def _check(fn, kill) -> None:
     assert task_indices(step2.samples) == [0, 1, 2, 3, 4, 5]
 
 
-def test_three_local_replicas_train_eval_and_survive_a_kill(real_service):
+def test_three_local_replicas_train_eval_and_survive_a_kill(engine, real_service):
     fn, _ = real_service(**SETTINGS)
     assert type(fn.pool.slots[0].replica).__name__ == "LocalReplica"
-    _check(fn, lambda r: os.killpg(r.process.pid, signal.SIGKILL))
+    _check(fn, engine, lambda r: os.killpg(r.process.pid, signal.SIGKILL))
 
 
 @pytest.fixture(scope="module")
@@ -90,12 +111,12 @@ def ray_cluster():
             os.environ[k] = v
 
 
-def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster, real_service):
+def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster, engine, real_service):
     fn, _ = real_service(**SETTINGS, envroll_replica_cpus=1)
     assert type(fn.pool.slots[0].replica).__name__ == "RayReplica"
     # Three actors of one CPU each fill the three-CPU cluster: all are placed, one per CPU.
     assert ray.available_resources().get("CPU", 0) == 0
-    _check(fn, lambda r: os.kill(ray.get(r.actor.pid.remote()), signal.SIGKILL))
+    _check(fn, engine, lambda r: os.kill(ray.get(r.actor.pid.remote()), signal.SIGKILL))
 
 
 def _gone(pid: int) -> bool:
