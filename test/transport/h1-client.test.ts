@@ -264,3 +264,53 @@ test("a large body goes out after its head unchanged (not copied into one buffer
   assert.ok(received[0]!.equals(big) && received[2]!.equals(big.subarray(0, 70_000)));
   assert.equal(received[1]!.toString(), '{"x":1}');
 });
+
+test("readBody reads a 200 body where it arrived (BOM dropped); a throw or another status keeps the bytes", async () => {
+  const server = await rawServer((n) => {
+    if (n === 2) return ["HTTP/1.1 500 Oops\r\ncontent-length: 5\r\n\r\nbroke"];
+    // The body arrives in two packets for n === 3: read from kept bytes, not in place.
+    if (n === 3) return ['HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\n{"a":', "12}"];
+    return [json(n === 0 ? '\uFEFF{"a":1}' : "not json")];
+  });
+  const seen: string[] = [];
+  const readBody = (b: Buffer) => {
+    seen.push(b.toString());
+    return JSON.parse(b.toString()) as unknown;
+  };
+  await withPool(server, 1, async (p) => {
+    const send = () =>
+      exchange(p, { method: "POST", path: "/generate", body: "{}", timeoutMs: 5_000, readBody });
+    const read = await send();
+    assert.deepEqual(read.read, { a: 1 });
+    assert.equal(read.bytes.length, 0, "nothing copied once read");
+    const unread = await send();
+    assert.equal(unread.read, undefined);
+    assert.equal(unread.text, "not json", "a body readBody refused is kept whole");
+    const failed = await send();
+    assert.equal(failed.status, 500);
+    assert.equal(failed.read, undefined);
+    assert.equal(failed.text, "broke");
+    const split = await send();
+    assert.equal(split.read, undefined);
+    assert.equal(split.text, '{"a":12}');
+  });
+  assert.deepEqual(seen, ['{"a":1}', "not json"]);
+});
+
+test("requests sharing one caller signal hold one abort listener on it, and its abort cuts them all", async () => {
+  const server = await rawServer((n) => (n < 8 ? [json(`{"n":${n}}`)] : null));
+  const { getEventListeners } = await import("node:events");
+  const shared = new AbortController();
+  await withPool(server, 8, async (p) => {
+    const done = await Promise.all(Array.from({ length: 8 }, () => post(p, "{}", shared.signal)));
+    assert.equal(done.length, 8);
+    assert.equal(getEventListeners(shared.signal, "abort").length, 1);
+    // Stalled ones (the server answers no more): the one abort cuts every one of them.
+    const stalled = Array.from({ length: 5 }, () => post(p, "{}", shared.signal));
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(getEventListeners(shared.signal, "abort").length, 1);
+    shared.abort();
+    for (const s of stalled) await assert.rejects(s, { name: "RequestCancelledError" });
+    await assert.rejects(post(p, "{}", shared.signal), { name: "RequestCancelledError" });
+  });
+});

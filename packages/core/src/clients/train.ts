@@ -151,9 +151,12 @@ export class TrainClient implements Client {
     return this.transport.stats;
   }
 
-  /** Forgets a finished rollout's bridge state. */
+  /** Forgets a finished rollout's bridge state, and the transport's turn count for it. */
   endSession(sessionId: string): void {
     this.sessions.end(sessionId);
+    // Otherwise every finished rollout stays in the transport's LRU until 10,000 newer ones push
+    // it out, and each new session past that costs an eviction.
+    this.transport.sessions.forget(sessionId);
   }
 
   private buildPrompt(

@@ -6,9 +6,19 @@
  */
 
 /**
+ * What a caller makes of a 200 reply's body while its bytes are still where they were read (a
+ * connection's reused read buffer): it must copy whatever it keeps, and may throw to have the
+ * body kept as bytes instead.
+ */
+export type ReadBody = (body: Buffer) => unknown;
+
+const NO_BYTES = Buffer.alloc(0);
+
+/**
  * A whole reply. The body is kept as bytes (a leading UTF-8 BOM dropped, as undici's
  * `body.text()` drops it) and decoded to text only when asked: the `/generate` reader reads its
- * number lists straight from the bytes.
+ * number lists straight from the bytes. With a `ReadBody`, a 200 body that arrived in one piece
+ * is read where it lies instead, and only what it made is kept (`read`; `bytes` is then empty).
  */
 export class HttpReply {
   private decoded: string | null = null;
@@ -17,19 +27,38 @@ export class HttpReply {
     readonly status: number,
     readonly bytes: Buffer,
     readonly retryAfter: string | null,
+    /** What the request's ReadBody made of the body (undefined: it was not read so). */
+    readonly read?: unknown,
   ) {}
 
-  /** From the body's parts, copied into memory of its own (see `ownBytes`). */
-  static of(status: number, chunks: readonly Buffer[], length: number, retryAfter: string | null): HttpReply {
-    let buf = ownBytes(chunks, length);
-    if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
-    return new HttpReply(status, buf, retryAfter);
+  /** From the body's parts: read in place by `readBody`, else copied into memory of its own (see `ownBytes`). */
+  static of(
+    status: number,
+    chunks: readonly Buffer[],
+    length: number,
+    retryAfter: string | null,
+    readBody: ReadBody | null = null,
+  ): HttpReply {
+    if (readBody !== null && status === 200 && chunks.length === 1) {
+      // A reply's own copy of ~6 KB per `/generate` was a fresh slab every few replies, memory
+      // the allocator returned to the system and faulted in again.
+      try {
+        return new HttpReply(status, NO_BYTES, retryAfter, readBody(withoutBom(chunks[0]!)));
+      } catch {
+        // Kept as bytes: the caller reads them again and reports the failure with the text.
+      }
+    }
+    return new HttpReply(status, withoutBom(ownBytes(chunks, length)), retryAfter);
   }
 
   get text(): string {
     this.decoded ??= this.bytes.toString("utf8");
     return this.decoded;
   }
+}
+
+function withoutBom(buf: Buffer): Buffer {
+  return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? buf.subarray(3) : buf;
 }
 
 /**
@@ -138,8 +167,10 @@ export class ReplyReader {
   /** Chunked: bytes of the current chunk left, or -1 while a size line is read, -2 in trailers. */
   private chunkLeft = -1;
   private isHead = false;
+  private bodyReader: ReadBody | null = null;
 
-  reset(isHead: boolean): void {
+  reset(isHead: boolean, readBody: ReadBody | null = null): void {
+    this.bodyReader = readBody;
     this.buf = null;
     this.inHead = true;
     this.chunks = [];
@@ -341,6 +372,6 @@ export class ReplyReader {
   }
 
   private reply(): HttpReply {
-    return HttpReply.of(this.status, this.chunks, this.length, this.retryAfter);
+    return HttpReply.of(this.status, this.chunks, this.length, this.retryAfter, this.bodyReader);
   }
 }

@@ -10,7 +10,7 @@
  * to the same typed errors as undici's.
  */
 import { connect, type Socket } from "node:net";
-import { H1Error, type HttpReply, ReplyReader } from "./h1-reply.ts";
+import { H1Error, type HttpReply, type ReadBody, ReplyReader } from "./h1-reply.ts";
 
 export { H1Error } from "./h1-reply.ts";
 
@@ -19,6 +19,8 @@ export interface H1Request {
   path: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /** Reads a 200 reply's body where it was received (see ReadBody). */
+  readBody?: ReadBody;
 }
 
 export interface H1Options {
@@ -45,6 +47,7 @@ export class H1Call {
     /** A large body kept apart from `bytes` (the head): written after it in the same writev. */
     readonly body: Uint8Array | null,
     private readonly done: Done,
+    readonly readBody: ReadBody | null,
   ) {}
 
   /** Cuts the call: a queued one leaves the queue, a sent one loses its connection. */
@@ -111,7 +114,7 @@ export class H1Client {
     head += "\r\n";
     const apart = typeof body === "object" && body.length >= SEPARATE_BODY ? body : null;
     const bytes = apart ? Buffer.from(head, "latin1") : requestBytes(head, body, length);
-    const call = new H1Call(this, head.startsWith("HEAD "), bytes, apart, done);
+    const call = new H1Call(this, head.startsWith("HEAD "), bytes, apart, done, req.readBody ?? null);
     if (this.destroyed) call.finish(new H1Error("client is destroyed", "ERR_H1_DESTROYED"));
     else {
       this.queue.push(call);
@@ -241,7 +244,7 @@ class Connection {
     this.socket.ref();
     this.call = call;
     call.conn = this;
-    this.reader.reset(call.isHead);
+    this.reader.reset(call.isHead, call.readBody);
     if (call.body === null) this.socket.write(call.bytes);
     else {
       // Corked: head and body leave in one writev.

@@ -227,6 +227,7 @@ export class SglangTransport {
             headers: built.headers,
             timeoutMs,
             signal: req.signal,
+            readBody: readGenerateReply,
           });
           result = this.readReply(reply, rid);
         }
@@ -306,15 +307,17 @@ export class SglangTransport {
         retryAfter: isRetriableStatus(reply.status) ? reply.retryAfter : null,
       });
     }
-    let json: GenerateReplyJson;
-    try {
-      json = readGenerateReply(reply.bytes);
-    } catch (cause) {
-      throw new ProviderError(`/generate returned invalid JSON: ${reply.text.slice(0, 200)}`, {
-        statusCode: 200,
-        cause,
-      });
-    }
+    // Read as it arrived (the exchange's readBody), else from the kept bytes.
+    let json = reply.read as GenerateReplyJson | undefined;
+    if (json === undefined)
+      try {
+        json = readGenerateReply(reply.bytes);
+      } catch (cause) {
+        throw new ProviderError(`/generate returned invalid JSON: ${reply.text.slice(0, 200)}`, {
+          statusCode: 200,
+          cause,
+        });
+      }
     const { body, ids, logprobs } = json;
     return parseGenerateBody(body, rid, ids && logprobs ? { ids, logprobs } : undefined);
   }
