@@ -4,6 +4,7 @@
  * closes, a pool smaller than the load, and cuts while queued or in flight.
  */
 import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { test } from "node:test";
 import { H1Client } from "../../packages/core/src/transport/h1.ts";
@@ -299,16 +300,15 @@ test("readBody reads a 200 body where it arrived (BOM dropped); a throw or anoth
 
 test("requests sharing one caller signal hold one abort listener on it, and its abort cuts them all", async () => {
   const server = await rawServer((n) => (n < 8 ? [json(`{"n":${n}}`)] : null));
-  const { getEventListeners } = await import("node:events");
   const shared = new AbortController();
   await withPool(server, 8, async (p) => {
     const done = await Promise.all(Array.from({ length: 8 }, () => post(p, "{}", shared.signal)));
     assert.equal(done.length, 8);
-    assert.equal(getEventListeners(shared.signal, "abort").length, 1);
+    assert.equal(EventEmitter.getEventListeners(shared.signal, "abort").length, 1);
     // Stalled ones (the server answers no more): the one abort cuts every one of them.
     const stalled = Array.from({ length: 5 }, () => post(p, "{}", shared.signal));
     await new Promise((r) => setTimeout(r, 30));
-    assert.equal(getEventListeners(shared.signal, "abort").length, 1);
+    assert.equal(EventEmitter.getEventListeners(shared.signal, "abort").length, 1);
     shared.abort();
     for (const s of stalled) await assert.rejects(s, { name: "RequestCancelledError" });
     await assert.rejects(post(p, "{}", shared.signal), { name: "RequestCancelledError" });
