@@ -57,3 +57,20 @@ test("a non-integer or out-of-range id is refused with its index", () => {
   assert.throws(() => TokenSequence.from([1, 2.5]), /token id 2\.5 at index 1/);
   assert.throws(() => TokenSequence.from([1]).append([2 ** 31]), /token id 2147483648 at index 0/);
 });
+
+test("writeJsonIds writes the JSON elements of a fresh sequence in place and of an extended one from its cache", () => {
+  const written = (s: TokenSequence) => {
+    const out = Buffer.alloc(s.jsonIdsLength() + 2, 0x2e);
+    const end = s.writeJsonIds(out, 1);
+    assert.equal(end, out.length - 1);
+    return out.toString("latin1");
+  };
+  const fresh = TokenSequence.from([151644, 0, -7, 2147483647, 12]);
+  assert.equal(written(fresh), ".151644,0,-7,2147483647,12.");
+  assert.equal(written(TokenSequence.from([])), "..");
+  // Extended: the buffer's ids are now cached, and both sequences read from it unchanged.
+  const grown = fresh.append([3, -2147483648]);
+  assert.equal(written(grown), ".151644,0,-7,2147483647,12,3,-2147483648.");
+  assert.equal(written(fresh), ".151644,0,-7,2147483647,12.");
+  assert.equal(fresh.jsonText(), "[151644,0,-7,2147483647,12]");
+});

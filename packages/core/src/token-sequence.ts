@@ -17,19 +17,30 @@ import { zeros } from "./packed-arrays.ts";
 /** Ids as the renderers, clients and transport accept them. */
 export type TokenIds = TokenSequence | readonly number[];
 
+const NO_TEXT = new Uint8Array(0);
+const NO_ENDS = new Int32Array(0);
+
 /** One shared buffer: ids [0, length) are written, views cover a prefix of them. */
 class Store {
   ids: Int32Array;
   length = 0;
   /** Comma-joined decimal ids [0, textIds) as ASCII bytes, and where each id's text ends. */
-  text: Uint8Array = new Uint8Array(0);
+  // Shared empty arrays until a first format replaces them (each typed array is an
+  // ArrayBuffer V8 tracks until collected; a single-turn prompt never needs these).
+  text: Uint8Array = NO_TEXT;
   textLength = 0;
   textIds = 0;
-  textEnds: Int32Array;
+  textEnds: Int32Array = NO_ENDS;
+  /**
+   * Set once an append wrote here (a later turn's prompt): from then on its sequences' JSON is
+   * cached, since the next turn resends it. A first-turn prompt's ids are formatted straight
+   * into the request (two typed arrays and a copy fewer per rollout); if a later turn extends
+   * it, that turn formats them once more, into the cache.
+   */
+  extended = false;
 
   constructor(capacity: number) {
     this.ids = new Int32Array(Math.max(16, capacity));
-    this.textEnds = new Int32Array(0);
   }
 
   reserve(n: number): void {
@@ -90,6 +101,7 @@ export class TokenSequence implements Iterable<number> {
     }
     if (j === end) return new TokenSequence(store, pos);
     if (pos < store.length) store = this.fork(pos, end - j);
+    store.extended = true;
     write(store, pos, ids, j, end);
     return new TokenSequence(store, pos + (end - j));
   }
@@ -168,6 +180,35 @@ export class TokenSequence implements Iterable<number> {
     return store.text.subarray(0, this.length === 0 ? 0 : store.textEnds[this.length - 1]);
   }
 
+  /** Byte length of the ids as JSON array elements (what `writeJsonIds` writes). */
+  jsonIdsLength(): number {
+    if (this.store.extended) return this.jsonIdBytes().length;
+    const ids = this.store.ids;
+    let n = this.length > 0 ? this.length - 1 : 0;
+    for (let i = 0; i < this.length; i++) n += decimalLength(ids[i]!);
+    return n;
+  }
+
+  /**
+   * Writes the ids as JSON array elements (as `jsonIdBytes`) into `out` at `at`; returns the
+   * end. Copied from the cache when the buffer keeps one (see `Store.extended`), else formatted
+   * in place.
+   */
+  writeJsonIds(out: Uint8Array, at: number): number {
+    if (this.store.extended) {
+      const bytes = this.jsonIdBytes();
+      out.set(bytes, at);
+      return at + bytes.length;
+    }
+    const ids = this.store.ids;
+    let end = at;
+    for (let i = 0; i < this.length; i++) {
+      if (i > 0) out[end++] = COMMA;
+      end = writeDecimal(out, end, ids[i]!);
+    }
+    return end;
+  }
+
   /** The JSON array text of the ids, e.g. `[151644,872]`. */
   jsonText(): string {
     const bytes = this.jsonIdBytes();
@@ -223,6 +264,14 @@ const COMMA = 0x2c;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 
+/** Characters of `n` (an int32) in decimal, its sign included. */
+function decimalLength(n: number): number {
+  const v = n < 0 ? -n : n;
+  let digits = 1;
+  for (let p = 10; p <= v && digits < 10; p *= 10) digits++;
+  return n < 0 ? digits + 1 : digits;
+}
+
 /** Writes `n` (an int32) in decimal ASCII at `at`; returns the end. */
 function writeDecimal(buf: Uint8Array, at: number, n: number): number {
   let v = n;
@@ -230,13 +279,16 @@ function writeDecimal(buf: Uint8Array, at: number, n: number): number {
     buf[at++] = MINUS;
     v = -v;
   }
-  let digits = 1;
-  for (let p = 10; p <= v && digits < 10; p *= 10) digits++;
-  for (let k = at + digits - 1; k >= at; k--) {
-    buf[k] = ZERO + (v % 10);
-    v = Math.floor(v / 10);
+  const end = at + decimalLength(v);
+  // Integer steps (v ≤ 2^31, so `>>> 0` truncates exactly): no float modulo or floor per digit.
+  let k = end;
+  while (v >= 10) {
+    const q = (v / 10) >>> 0;
+    buf[--k] = ZERO + (v - q * 10);
+    v = q;
   }
-  return at + digits;
+  buf[--k] = ZERO + v;
+  return end;
 }
 
 function sliceOf(ids: ArrayLike<number>, start: number, end: number): number[] {
