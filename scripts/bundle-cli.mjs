@@ -4,7 +4,9 @@
  * modules of the per-file build; the bundle holds the CLI, the core, the engine and their
  * dependencies in one CommonJS file, main.cjs, in which each module the code imports with
  * `import()` (a command, a harness, the engine, the interception server) is evaluated only when
- * first imported. dist/main.js runs it through V8's code cache (scripts/cli-bundle-loader.mjs).
+ * first imported. main.cjs is written inside its module wrapper (a function expression, so
+ * requiring it runs nothing): dist/main.js compiles it through V8's code cache and calls it
+ * (scripts/cli-bundle-loader.mjs).
  *
  * A user's module (a taskset, a judge) that imports `envroll` or `zod` must get the bundle's
  * copies, not second ones: envroll.mjs and zod.mjs re-export them from the running bundle, and
@@ -150,6 +152,9 @@ export { ${named.map((e, i) => `__${i} as ${e}`).join(", ")} };
 ${exports.includes("default") ? "export default __m.default;\n" : ""}`;
 }
 
+/** How main.cjs starts: CommonJS's module wrapper (what Node's own require puts around a module). */
+export const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
+
 /** `ENVROLL_BUNDLE_META=<file>` writes esbuild's metafile there (what the bundle holds). */
 export async function bundleCli(root, pkgDir) {
   const out = join(pkgDir, "dist");
@@ -160,9 +165,13 @@ export async function bundleCli(root, pkgDir) {
     outExtension: { ".js": ".cjs" },
     format: "cjs",
     define: { "import.meta.url": "__envrollModuleUrl", "import.meta.resolve": "__envrollResolve" },
+    // The file is the module wrapper itself, a function expression that dist/main.js compiles
+    // as it is: adding the wrapper at run time made a second 2.5 MB string when V8 flattened the
+    // concatenation (~600 fresh pages, ~5% of an eval's page faults before its first rollout).
     banner: {
-      js: `const __envrollModuleUrl = require("node:url").pathToFileURL(__filename).href;\nconst __envrollResolve = globalThis[Symbol.for(${JSON.stringify(RESOLVE_KEY)})] ?? ((s) => { throw new Error("the CLI bundle resolved " + s + " without its loader (dist/main.js)"); });\nconst __envrollImport = globalThis[Symbol.for(${JSON.stringify(IMPORT_KEY)})] ?? ((s) => import(s));`,
+      js: `${WRAPPER}const __envrollModuleUrl = require("node:url").pathToFileURL(__filename).href;\nconst __envrollResolve = globalThis[Symbol.for(${JSON.stringify(RESOLVE_KEY)})] ?? ((s) => { throw new Error("the CLI bundle resolved " + s + " without its loader (dist/main.js)"); });\nconst __envrollImport = globalThis[Symbol.for(${JSON.stringify(IMPORT_KEY)})] ?? ((s) => import(s));`,
     },
+    footer: { js: "\n})" },
     minifyWhitespace: true,
     minifySyntax: true,
     // Licence comments go to main.cjs.LEGAL.txt (one of them is not ASCII; see below).

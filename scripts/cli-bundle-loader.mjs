@@ -69,9 +69,15 @@ function writeCache({ dir, prefix, file }, script) {
   }
 }
 
+/** Runs the bundle: main.cjs is its CommonJS module wrapper, a function expression (see bundle-cli.mjs). */
+function run(script) {
+  const module = { exports: {}, filename: BUNDLE, id: BUNDLE, loaded: false };
+  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+}
+
 const dir = defaultCacheDir();
 if (dir === null) {
-  createRequire(import.meta.url)(BUNDLE);
+  run(new vm.Script(readFileSync(BUNDLE, "latin1"), { filename: BUNDLE }));
 } else {
   const entry = cacheFile(dir);
   // Both files are read side by side on libuv's threads, which copy them and fault their pages
@@ -82,14 +88,13 @@ if (dir === null) {
     globalThis[Symbol.for("envroll.cli.bundle")] ?? readAsync(BUNDLE),
   ]);
   // The bundle is ASCII (scripts/bundle-cli.mjs checks): Latin-1 reads it without decoding.
-  const source = (bundle ?? readFileSync(BUNDLE)).toString("latin1");
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // Compiled as read: a string built around it would be copied once more when V8 flattens it.
+  const script = new vm.Script((bundle ?? readFileSync(BUNDLE)).toString("latin1"), {
     filename: BUNDLE,
     cachedData,
   });
   // Written at exit, so the cache holds every function this command compiled.
   if (cachedData === undefined || script.cachedDataRejected)
     process.once("exit", () => writeCache(entry, script));
-  const module = { exports: {}, filename: BUNDLE, id: BUNDLE, loaded: false };
-  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+  run(script);
 }
