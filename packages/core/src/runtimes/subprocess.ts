@@ -33,7 +33,7 @@ export class SubprocessRuntime implements R.Runtime {
   private started = false;
   private readonly live = new LivePrograms();
   /** Marks every process this runtime's programs start, detached or not (see reap.ts). */
-  private readonly tag = newReapTag();
+  private tagValue: string | null = null;
   private readonly outputLimit: number;
   private readonly forwardEnv: readonly string[];
 
@@ -63,7 +63,15 @@ export class SubprocessRuntime implements R.Runtime {
     this.started = true;
   }
 
+  /** Made when a program first needs it: most in-process rollouts never start one. */
+  private get tag(): string {
+    this.tagValue ??= newReapTag();
+    return this.tagValue;
+  }
+
   async reap(): Promise<R.ReapReport> {
+    // Nothing was ever started: nothing to settle, kill or look for.
+    if (!this.live.started) return { killed: 0, how: "marker" };
     await this.live.settle();
     const killed = this.live.started ? await reapTagged(this.tag, this.dir) : [];
     return { killed: killed.length, how: "marker" };
