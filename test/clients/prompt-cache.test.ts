@@ -9,6 +9,8 @@ import { after, before, test } from "node:test";
 import type { TurnTokens } from "../../packages/core/src/clients/client.ts";
 import { PromptCache } from "../../packages/core/src/clients/prompt-cache.ts";
 import { TrainClient } from "../../packages/core/src/clients/train.ts";
+import { loadEnvironment } from "../../packages/core/src/environment.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
 import { createRenderer } from "../../packages/core/src/renderers/index.ts";
 import type { Renderer } from "../../packages/core/src/renderers/renderer.ts";
 import { SglangTransport } from "../../packages/core/src/transport/index.ts";
@@ -82,6 +84,29 @@ test("a group's first turn is rendered once; each rollout's next turn extends it
   assert.equal(renders(), 2, "a conversation differing in a field is rendered");
   assert.equal(client.cachedRenders, 2);
   await client.close();
+});
+
+test("an episode of one rollout keeps no first-turn prompt (no other rollout shares it); a group does", async () => {
+  const { renderer, renders } = counted();
+  const client = new TrainClient({ renderer, transport: new SglangTransport({ baseUrl: engine.url }) });
+  const config = await loadConfig(
+    { taskset: { id: "reverse-text" }, model: "envroll-engine/reference", num_tasks: 2 },
+    undefined,
+    {},
+  );
+  const env = await loadEnvironment(config, {});
+  try {
+    await env.runGroup(0, 1, { client });
+    await env.runGroup(0, 1, { client });
+    assert.equal(renders(), 2, "each lone rollout rendered its own prompt");
+    assert.equal(client.cachedRenders, 0);
+    await env.runGroup(1, 3, { client });
+    assert.equal(renders(), 3, "one render for the group of three");
+    assert.equal(client.cachedRenders, 2);
+  } finally {
+    await env.close();
+    await client.close();
+  }
 });
 
 test("promptCache: 0 renders every rollout", async () => {

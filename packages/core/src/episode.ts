@@ -92,6 +92,7 @@ function rolloutSpec<D extends TaskData>(spec: EpisodeSpec<D>, i: number): Rollo
     signal: spec.signal,
     judges: spec.judges,
     toolCallFailures: spec.toolCallFailures,
+    groupSize: spec.n,
   };
   return rollout;
 }

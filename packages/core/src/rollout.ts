@@ -57,6 +57,8 @@ export interface RolloutSpec<D extends TaskData = TaskData> {
   judges?: readonly LoadedJudge[];
   /** What a turn with an unparsable tool call does (config `tool_call_failures`; default: counted). */
   toolCallFailures?: ToolCallFailurePolicy;
+  /** Rollouts of this rollout's group (1: none shares its prompt; undefined: unknown). */
+  groupSize?: number;
 }
 
 const now = () => Date.now() / 1000;
@@ -289,6 +291,7 @@ async function runHarness<D extends TaskData>(
     signal,
     refuseHostedTools: spec.harnessConfig.hosted_tools === "refuse",
     toolCallFailures: spec.toolCallFailures,
+    promptShared: spec.groupSize === undefined ? undefined : spec.groupSize > 1,
   });
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;

@@ -39,6 +39,11 @@ export interface ModelRequest {
    * that cannot stream never calls it; the answer then carries everything at the end.
    */
   onDelta?: (delta: StreamDelta) => void;
+  /**
+   * False when no other rollout opens with this conversation (its group is one rollout), so a
+   * client need not keep its first-turn prompt for others; undefined: it may be shared.
+   */
+  promptShared?: boolean;
 }
 
 /** A part of a turn known while it is sampled. */

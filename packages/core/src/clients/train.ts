@@ -215,7 +215,10 @@ export class TrainClient implements Client {
       promptIsContent: rendered.isContent,
       bridged: false,
     };
-    this.prompts?.set(request.messages, fingerprint, tokens);
+    // A group of one has no other rollout to reuse it. Kept anyway, each prompt's arrays lived
+    // through 64 more renders: they were most of what full GCs collected in a sampled profile of
+    // single-turn rollouts (copied by scavenges, then promoted).
+    if (request.promptShared !== false) this.prompts?.set(request.messages, fingerprint, tokens);
     return withDecline({ ...tokens }, bridgeDeclined);
   }
 

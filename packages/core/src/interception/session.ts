@@ -52,6 +52,8 @@ export interface SessionOptions<D extends TaskData = TaskData> {
   refuseHostedTools?: boolean;
   /** `tool_call_failures`: with `action = "error"` a turn whose tool call did not parse fails the rollout. */
   toolCallFailures?: ToolCallFailurePolicy;
+  /** Passed on each model request (see ModelRequest.promptShared). */
+  promptShared?: boolean;
 }
 
 export type CompletionResult =
@@ -305,6 +307,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
       turn: this.trace.numTurns,
       signal: this.o.signal,
       ...(onDelta ? { onDelta } : {}),
+      ...(this.o.promptShared === undefined ? {} : { promptShared: this.o.promptShared }),
     };
     try {
       return await this.o.client.getResponse(request);
