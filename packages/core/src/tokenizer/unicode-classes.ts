@@ -6,17 +6,36 @@
  * version: on Node 20.20 (Unicode 17) `\p{L}` alone has 4644 code points HF does not count as
  * letters. (Spelling the classes out as explicit ranges would
  * also be exact, but V8 runs such regexes about ten times slower than `\p{…}`.)
+ *
+ * The recorded file (data/tokenizer/hf-unicode-exceptions.json, written by
+ * test/tokenizer/gen-unicode-exceptions.ts) also holds the two parts of HF's data a split
+ * pattern needs besides the classes, `\s` and the case folds of `(?i:…)`, and keeps everything as
+ * ranges: translating a tokenizer's pattern then reads 2 KB of JSON instead of hf-unicode.json's
+ * 105 KB and the 66 KB of single code points it had, which took ~10 ms of every CLI start.
  */
 import { readFileSync } from "node:fs";
 import { getOrCompute } from "../memo.ts";
 import { coreDataPath } from "../package-root.ts";
 import { type ClassName, hfUnicode } from "./hf-unicode.ts";
 
+/** Inclusive code point ranges, sorted and disjoint. */
+export type Ranges = [number, number][];
+
 export interface ClassExceptions {
   /** In the runtime's `\p{X}` but not in HF's. */
-  remove: number[];
+  remove: Ranges;
   /** In HF's class but not in the runtime's `\p{X}`. */
-  add: number[];
+  add: Ranges;
+}
+
+/** What hf-unicode-exceptions.json holds. */
+export interface RecordedUnicode {
+  /** HF's `\s` (classes.s of hf-unicode.json). */
+  whitespace: Ranges;
+  /** HF's case folds of the ASCII letters that have any (hf-unicode.json's case_fold). */
+  case_fold: Record<string, number[]>;
+  /** Unicode version → class → exceptions. */
+  exceptions: Record<string, Record<string, ClassExceptions>>;
 }
 
 const exceptionsCache = new Map<ClassName, ClassExceptions>();
@@ -60,9 +79,21 @@ function runtimeRanges(name: string): [number, number][] {
   return out;
 }
 
-/** Code points in `a` but not in `b` (both sorted, disjoint ranges). */
-function minus(a: readonly [number, number][], b: readonly [number, number][]): number[] {
-  const out: number[] = [];
+/** Appends [lo, hi] without the surrogates, joined to the last range when adjacent. */
+function push(out: Ranges, lo: number, hi: number): void {
+  if (lo <= 0xdfff && hi >= 0xd800) {
+    if (lo < 0xd800) push(out, lo, 0xd7ff);
+    if (hi > 0xdfff) push(out, 0xe000, hi);
+    return;
+  }
+  const last = out.at(-1);
+  if (last && last[1] + 1 === lo) last[1] = hi;
+  else out.push([lo, hi]);
+}
+
+/** Code points in `a` but not in `b` (both sorted, disjoint ranges), surrogates left out. */
+function minus(a: Readonly<Ranges>, b: Readonly<Ranges>): Ranges {
+  const out: Ranges = [];
   let j = 0;
   for (const [lo, hi] of a) {
     let cp = lo;
@@ -73,7 +104,7 @@ function minus(a: readonly [number, number][], b: readonly [number, number][]): 
         continue;
       }
       const until = j < b.length ? Math.min(hi, b[j]![0] - 1) : hi;
-      for (let x = cp; x <= until; x++) if (x < 0xd800 || x > 0xdfff) out.push(x);
+      push(out, cp, until);
       cp = until + 1;
     }
   }
@@ -87,34 +118,42 @@ export function computeClassExceptions(name: Exclude<ClassName, "s">): ClassExce
   return { add: minus(hf, rt), remove: minus(rt, hf) };
 }
 
-type Recorded = Record<string, Record<string, { add: number[]; remove: number[] }>>;
-let recorded: Recorded | null = null;
+/** The parts of hf-unicode.json the recorded file holds (written by the recorder, checked by its test). */
+export function hfRecordedParts(): Pick<RecordedUnicode, "whitespace" | "case_fold"> {
+  const hf = hfUnicode();
+  return {
+    whitespace: hf.classes.s,
+    case_fold: Object.fromEntries(Object.entries(hf.case_fold).filter(([, cps]) => cps.length > 0)),
+  };
+}
+
+let recorded: RecordedUnicode | null = null;
+
+/** The recorded data (data/tokenizer/hf-unicode-exceptions.json; test/tokenizer/unicode-classes.test.ts checks it). */
+export function recordedUnicode(): RecordedUnicode {
+  recorded ??= JSON.parse(
+    readFileSync(coreDataPath("tokenizer", "hf-unicode-exceptions.json"), "utf8"),
+  ) as RecordedUnicode;
+  return recorded;
+}
 
 /**
- * The exceptions for this runtime: recorded in data/tokenizer/hf-unicode-exceptions.json for the Unicode
- * versions the project's Node releases ship (a test checks the entry of the running one),
- * computed for any other.
+ * The exceptions for this runtime: recorded for the Unicode versions the project's Node
+ * releases ship, computed for any other.
  */
 export function classExceptions(name: Exclude<ClassName, "s">): ClassExceptions {
-  return getOrCompute(exceptionsCache, name, () => {
-    recorded ??= JSON.parse(
-      readFileSync(coreDataPath("tokenizer", "hf-unicode-exceptions.json"), "utf8"),
-    ) as Recorded;
-    return recorded[process.versions.unicode ?? ""]?.[name] ?? computeClassExceptions(name);
-  });
+  return getOrCompute(
+    exceptionsCache,
+    name,
+    () =>
+      recordedUnicode().exceptions[process.versions.unicode ?? ""]?.[name] ?? computeClassExceptions(name),
+  );
 }
 
 const hex = (cp: number) => `\\u{${cp.toString(16)}}`;
 
-function compactClass(cps: readonly number[]): string {
-  let out = "";
-  for (let i = 0; i < cps.length; i++) {
-    let j = i;
-    while (j + 1 < cps.length && cps[j + 1] === cps[j]! + 1) j++;
-    out += j > i ? `${hex(cps[i]!)}-${hex(cps[j]!)}` : hex(cps[i]!);
-    i = j;
-  }
-  return out;
+function compactClass(ranges: Readonly<Ranges>): string {
+  return ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("");
 }
 
 const operands = new Map<ClassName, string>();
@@ -139,12 +178,10 @@ function buildClassOperand(name: ClassName): string {
 
 /** HF's `\s` (Unicode White_Space as Oniguruma has it) as class contents. */
 export function hfWhitespace(): string {
-  return hfUnicode()
-    .classes.s.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`))
-    .join("");
+  return compactClass(recordedUnicode().whitespace);
 }
 
 /** Code points other than the ASCII pair that `(?i:letter)` matches in Oniguruma (s → ſ). */
 export function caseFoldExtras(letter: string): number[] {
-  return hfUnicode().case_fold[letter.toLowerCase()] ?? [];
+  return recordedUnicode().case_fold[letter.toLowerCase()] ?? [];
 }
