@@ -314,3 +314,30 @@ test("requests sharing one caller signal hold one abort listener on it, and its 
     await assert.rejects(post(p, "{}", shared.signal), { name: "RequestCancelledError" });
   });
 });
+
+test("an idle connection is closed after the server's keep-alive time, and a later request opens a new one", async () => {
+  let open = 0;
+  let opened = 0;
+  const server: Server = createServer((socket) => {
+    open++;
+    opened++;
+    socket.on("close", () => open--);
+    socket.on("data", () => socket.write(json("{}", "keep-alive: timeout=2\r\n")));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const p = pool((server.address() as { port: number }).port, 2);
+  try {
+    await Promise.all([post(p), post(p)]);
+    assert.equal(open, 2);
+    // timeout=2 → idle for 1 s (a second less than the server's, so the client closes first).
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(open, 2, "still open before its time");
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(open, 0, "both idle connections closed at their time");
+    await post(p);
+    assert.equal(opened, 3);
+  } finally {
+    await p.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
