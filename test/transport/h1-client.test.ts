@@ -341,3 +341,18 @@ test("an idle connection is closed after the server's keep-alive time, and a lat
     await new Promise<void>((r) => server.close(() => r()));
   }
 });
+
+test("requests made in one tick wait for the check phase, except that eight waiting go out at once", async () => {
+  const server = await rawServer((n) => [json(`{"n":${n}}`)]);
+  await withPool(server, 16, async (p) => {
+    const waiting = () => (p as unknown as { queue: unknown[] }).queue.length;
+    const one = post(p);
+    assert.equal(waiting(), 1, "a lone request waits for the check phase");
+    await one;
+    const ten = Array.from({ length: 10 }, () => post(p));
+    assert.equal(waiting(), 2, "the first eight went out as the eighth was made");
+    const texts = (await Promise.all(ten)).map((r) => r.text);
+    assert.equal(new Set(texts).size, 10);
+    assert.equal(waiting(), 0);
+  });
+});
