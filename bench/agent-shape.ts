@@ -30,7 +30,7 @@ import { SglangTransport } from "../packages/core/src/transport/sglang-transport
 import { bareSession } from "../test/runtime/helpers/session.ts";
 import type { DriverInit } from "./agent-shape-driver.ts";
 import { shapeTools, systemPrompt } from "./lib/agent-shape.ts";
-import { ROOT, spawnTs, stop, waitForLine } from "./lib/child.ts";
+import { ROOT, spawnTs, stop, TS_LOADER, waitForLine } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
 const CONTEXT = 65_536;
@@ -84,7 +84,7 @@ async function runMode(
   const sessions = Array.from({ length: episodes }, () => bareSession(client));
   const regs = await Promise.all(sessions.map((s) => server.register(s.session)));
   const child = fork(`${ROOT}bench/agent-shape-driver.ts`, [], {
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", TS_LOADER],
     cwd: ROOT,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
