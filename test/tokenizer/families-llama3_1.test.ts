@@ -1,0 +1,4 @@
+// llama3_1's tokenizer against HF's: see family-goldens.ts.
+import { familyTests } from "./family-goldens.ts";
+
+familyTests("llama3_1");
