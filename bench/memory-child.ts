@@ -66,6 +66,8 @@ class CannedTransport {
   async abort(): Promise<void> {}
   async abortAll(): Promise<void> {}
   async close(): Promise<void> {}
+  /** A finished rollout's turn count is forgotten here (TrainClient.endSession); none is kept. */
+  readonly sessions = { forget(_sessionId: string): void {} };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "envroll-bench-mem-"));
