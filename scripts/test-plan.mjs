@@ -129,9 +129,9 @@ export function plan({ slow, groups }) {
   }
   runs.sort((a, b) => b.cost - a.cost);
 
-  // The slow ids stay in one process: they are engines and trainers that each want the CPU, and
-  // the Ray replica test kills a replica while its group is in flight, a window that contention
-  // beside a torch test on the other worker closed in two CI runs (a fault of 0 where 1 was due).
+  // The slow ids stay in one process: they are engines and trainers that each want the CPU. (The
+  // Ray replica test's kill used to race its group under such contention; it now holds the
+  // engine's generation until the pool has seen the death, so that is no longer the reason.)
   const pytestWorkers = process.env.ENVROLL_PYTEST_WORKERS ?? (slow ? "0" : "2");
   const xdist = pytestWorkers === "0" ? [] : ["-n", pytestWorkers, "--dist", "loadfile"];
   const pytestArgs = [
