@@ -73,7 +73,7 @@ export class SubprocessRuntime implements R.Runtime {
     // Nothing was ever started: nothing to settle, kill or look for.
     if (!this.live.started) return { killed: 0, how: "marker" };
     await this.live.settle();
-    const killed = this.live.started ? await reapTagged(this.tag, this.dir) : [];
+    const killed = await reapTagged(this.tag, this.dir);
     return { killed: killed.length, how: "marker" };
   }
 
