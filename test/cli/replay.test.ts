@@ -11,6 +11,10 @@ import { before, test } from "node:test";
 import { readTraces } from "../../packages/core/src/outputs/traces-file.ts";
 import { evalArgs, onlyRunDir, ROOT, runCli } from "./cli-helpers.ts";
 
+/** Tool calls a trace recorded: a rollout that called none has no `tool_calls` entry at all. */
+const toolCalls = (t: { info: Record<string, unknown> }) =>
+  (t.info["tool_calls"] as unknown[] | undefined)?.length ?? 0;
+
 let dir: string;
 let run: string;
 let traces: string;
@@ -58,7 +62,7 @@ test("a recorded coding-agent episode replays identically, ids and logprobs exac
   assert.equal(replayed.length, 4);
   // The reference policy samples (rid-seeded), so rollouts differ; each replay must equal one recording.
   assert.ok(
-    recorded.some((t) => t.num_turns >= 2 && (t.info.tool_calls as unknown[]).length > 0),
+    recorded.some((t) => t.num_turns >= 2 && toolCalls(t) > 0),
     "a multi-turn tool episode was recorded",
   );
   for (const now of replayed) {
@@ -108,7 +112,7 @@ test("a changed tool output is reported as the divergence point, and the run exi
     "tool-v2",
     `tools: base.tools.map((t) => ({ ...t, execute: async (a, c) => \`\${await t.execute(a, c)} (v2)\` }))`,
   );
-  const used = readTraces(traces).traces.find((t) => (t.info.tool_calls as unknown[]).length > 0)!;
+  const used = readTraces(traces).traces.find((t) => toolCalls(t) > 0)!;
   const r = await runCli(["replay", traces, "--config", cfg, "--trace", used.id], dir);
   assert.equal(r.code, 1, r.stderr + r.stdout);
   const head = `task ${used.task_index} rollout ${used.rollout_index} [(]${used.id.slice(0, 8)}[)]`;
