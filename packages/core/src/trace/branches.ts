@@ -9,14 +9,20 @@
  */
 
 import { doubleZeros, falses, nulls, zeros } from "../packed-arrays.ts";
-import type { MessageGraph } from "./graph.ts";
+import type { GraphNode, MessageGraph } from "./graph.ts";
 import type { BranchRecord } from "./record.ts";
 
 /** `owned`: sampled nodes an earlier branch already trains on (updated with this branch's). */
 export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<number>): BranchRecord {
-  const path = graph.path(leaf);
+  return branchOf(graph.nodes, leaf, owned);
+}
+
+function branchOf(nodes: readonly GraphNode[], leaf: number, owned?: Set<number>): BranchRecord {
+  const path: number[] = [];
+  for (let i: number | null = leaf; i !== null; i = nodes[i]!.parent) path.push(i);
+  path.reverse();
   let total = 0;
-  for (const i of path) total += graph.nodes[i]!.tokenIds?.length ?? 0;
+  for (const i of path) total += nodes[i]!.tokenIds?.length ?? 0;
   // Sized once and packed: branches are built for every finished trace and then serialized.
   const b: BranchRecord = {
     node_indices: path,
@@ -28,7 +34,7 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
   // The arrays start as "not trained" (false, 0, null): only sampled positions are written.
   let at = 0;
   for (const i of path) {
-    const n = graph.nodes[i]!;
+    const n = nodes[i]!;
     const ids = n.tokenIds;
     if (!ids) continue;
     const trains = !n.sampled || owned === undefined || !owned.has(i);
@@ -56,9 +62,50 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
 }
 
 export function branchRecords(graph: MessageGraph): BranchRecord[] {
-  const leaves = graph.leaves();
+  return branchesOf(graph.nodes, graph.leaves());
+}
+
+/** The branches of `nodes` (a finished graph's, no longer changing) ending at `leaves`. */
+export function branchesOf(nodes: readonly GraphNode[], leaves: readonly number[]): BranchRecord[] {
   // One branch trains on every sampled node it has: nothing to track.
-  if (leaves.length === 1) return [branchRecord(graph, leaves[0]!)];
+  if (leaves.length === 1) return [branchOf(nodes, leaves[0]!)];
   const owned = new Set<number>();
-  return leaves.map((leaf) => branchRecord(graph, leaf, owned));
+  return leaves.map((leaf) => branchOf(nodes, leaf, owned));
+}
+
+const LAZY = Symbol("branches");
+interface Lazy {
+  nodes: readonly GraphNode[];
+  leaves: readonly number[];
+  value?: BranchRecord[];
+}
+type Holder = { [LAZY]: Lazy };
+
+// One accessor pair for every record, so records keep one fast hidden class (an accessor written
+// in an object literal is a new pair per record, and turns each record into a dictionary).
+const BRANCHES: PropertyDescriptor = {
+  get(this: Holder): BranchRecord[] {
+    const lazy = this[LAZY];
+    lazy.value ??= branchesOf(lazy.nodes, lazy.leaves);
+    return lazy.value;
+  },
+  set(this: Holder, value: BranchRecord[]) {
+    this[LAZY].value = value;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/**
+ * Gives a trace record its `branches` (one training sample each), made on first read. They
+ * concatenate the nodes' token arrays: a second copy of every per-token array of the rollout,
+ * which most records never read (an eval without a trace file, the summary, the report), while
+ * JSON.stringify, a spread and Miles conversion read them like any property. `nodes` are a
+ * finished graph's: committed nodes never change, and `leaves` fix which paths count, so the
+ * branches are the same whenever they are made. The state sits under a symbol that is not
+ * enumerable, which JSON, spreads and deep equality skip.
+ */
+export function defineBranches(record: object, nodes: readonly GraphNode[], leaves: readonly number[]): void {
+  Object.defineProperty(record, "branches", BRANCHES);
+  Object.defineProperty(record, LAZY, { value: { nodes, leaves } satisfies Lazy });
 }

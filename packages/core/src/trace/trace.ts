@@ -8,7 +8,7 @@
 import { ProviderError } from "../errors.ts";
 import { pyStrip } from "../text/python-str.ts";
 import { contentText, type FinishReason, type Message, type TaskData } from "../types.ts";
-import { branchRecords } from "./branches.ts";
+import { defineBranches } from "./branches.ts";
 import { MessageGraph, type TurnPlan } from "./graph.ts";
 import type { NodeRecord, TraceRecord } from "./record.ts";
 import { newTraceId } from "./trace-id.ts";
@@ -173,13 +173,17 @@ export class Trace implements TraceView {
   }
 
   toRecord(): TraceRecord {
-    return {
+    const nodes = this.graph.nodes;
+    const head = {
       id: this.id,
       task_index: this.taskIndex,
       rollout_index: this.rolloutIndex,
       task: { type: this.taskType, data: this.task },
-      nodes: this.graph.nodes.map(nodeRecord),
-      branches: branchRecords(this.graph),
+      nodes: nodes.map(nodeRecord),
+    };
+    // Between `nodes` and `reward`, as every record has it (the key order is the file's).
+    defineBranches(head, nodes, this.graph.leaves());
+    return Object.assign(head, {
       reward: this.reward,
       rewards: { ...this.rewards },
       metrics: { ...this.metrics },
@@ -204,8 +208,8 @@ export class Trace implements TraceView {
       },
       timing: this.timing,
       attempts: this.attempts,
-      ...optional("tool_call_failures", toolCallFailureCounts(this.graph.nodes)),
-    };
+      ...optional("tool_call_failures", toolCallFailureCounts(nodes)),
+    }) as TraceRecord;
   }
 }
 
