@@ -1,6 +1,6 @@
 /**
  * Writes packages/core/data/tokenizer/hf-unicode-exceptions.json: HF's `\s` and case folds
- * (from hf-unicode.json) and this Node's Unicode-class exceptions (HF's classes vs the runtime's
+ * and NFC's quick-check runs (from hf-unicode.json) and this Node's Unicode-class exceptions (HF's classes vs the runtime's
  * `\p{…}`) under its Unicode version, all as ranges, so loading a tokenizer need not read
  * hf-unicode.json or compute the exceptions. Entries of other Unicode versions are kept. Run
  * after gen_hf_unicode.py or on a new Node release:
@@ -8,6 +8,7 @@
  * test/tokenizer/unicode-classes.test.ts fails while the file is out of date.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { computeTouchRuns } from "../../packages/core/src/tokenizer/nfc.ts";
 import {
   type ClassExceptions,
   computeClassExceptions,
@@ -23,6 +24,9 @@ for (const name of ["L", "N", "P", "S", "M", "Lu", "Ll", "Lt", "Lm", "Lo"] as co
 const recorded: RecordedUnicode = {
   ...hfRecordedParts(),
   exceptions: { ...old.exceptions, [process.versions.unicode ?? "unknown"]: entry },
+  nfc_touch: computeTouchRuns(),
 };
 writeFileSync(path, `${JSON.stringify(recorded)}\n`);
-console.log(`recorded HF's \\s and case folds, and Unicode ${process.versions.unicode} exceptions`);
+console.log(
+  `recorded HF's \\s, case folds and NFC quick-check runs, and Unicode ${process.versions.unicode} exceptions`,
+);

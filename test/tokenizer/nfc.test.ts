@@ -3,7 +3,13 @@ import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
 import * as hfUnicodeModule from "../../packages/core/src/tokenizer/hf-unicode.ts";
 import { loadTokenizer } from "../../packages/core/src/tokenizer/index.ts";
-import { composeNfc, hfNfc, mayChangeUnderNfc } from "../../packages/core/src/tokenizer/nfc.ts";
+import {
+  composeNfc,
+  computeTouchRuns,
+  hfNfc,
+  mayChangeUnderNfc,
+} from "../../packages/core/src/tokenizer/nfc.ts";
+import { recordedUnicode } from "../../packages/core/src/tokenizer/unicode-classes.ts";
 
 type Range = readonly [number, number];
 /** ASCII and U+00A0..U+02FF: text below the combining marks, NFC's shortcut case. */
@@ -30,6 +36,16 @@ function randomText(rand: () => number, pools: readonly Range[], maxLength: numb
   }
   return String.fromCodePoint(...cps);
 }
+
+test("NFC: the recorded quick-check runs are the ones hf-unicode.json gives", () => {
+  const runs = computeTouchRuns();
+  assert.ok(runs.length > 400, String(runs.length));
+  assert.deepEqual(
+    recordedUnicode().nfc_touch,
+    runs,
+    "run `node --import tsx test/tokenizer/gen-unicode-exceptions.ts`",
+  );
+});
 
 // hfNfc answers text below U+0300 without its tables; these check that shortcut against the
 // full pass on HF's own data, and that a trigger anywhere in the text still reaches the full pass.

@@ -5,6 +5,7 @@
  * NFC can touch is returned as is, which is nearly all text.
  */
 import { hfUnicode } from "./hf-unicode.ts";
+import { type RecordedUnicode, recordedUnicode } from "./unicode-classes.ts";
 
 const S_BASE = 0xac00;
 const L_BASE = 0x1100;
@@ -23,26 +24,36 @@ interface Tables {
 
 let tables: Tables | null = null;
 /**
- * Per code point: 0 where NFC cannot touch it; 1 where NFC may change the text (decomposable,
- * non-starter, second half of a pair); 2 for a precomposed starter that NFC leaves as is unless
- * a mark follows it (see `touch`).
+ * The quick check's table: per code point, 0 where NFC cannot touch it; 1 (TOUCHED) where NFC
+ * may change the text (decomposable, non-starter, second half of a pair); 2 (COMPOSED) for a
+ * precomposed starter that NFC leaves as is unless a mark follows it (see `computeTouchRuns`).
+ * Two levels: `index` gives each 256-code-point block its row in `blocks` (row 0 all zeros), so
+ * the ~440 runs of non-zero code points take ~40 KB instead of a 1.1 MB array.
  */
-let touchTable: Uint8Array | null = null;
+interface TouchTable {
+  index: Uint16Array;
+  blocks: Uint8Array;
+}
+
+let touchTable: TouchTable | null = null;
 const TOUCHED = 1;
 const COMPOSED = 2;
 
+/** Inclusive runs `[first, last, kind]` of the quick check's non-zero kinds, in order. */
+export type TouchRuns = RecordedUnicode["nfc_touch"];
+
 /**
- * The quick check's table alone: prompts often hold a character at or above U+0300 ("…", CJK)
- * that NFC leaves as is, and answering them needs only the data's keys, not the maps of the
- * full pass (building those was most of the tables' cost).
+ * The quick check's runs from HF's data: what hf-unicode-exceptions.json records as
+ * `nfc_touch` (test/tokenizer/nfc.test.ts checks it). Computing them parses hf-unicode.json and
+ * fills two code-space arrays, ~15 ms of the first render of text at or above U+0300 (a
+ * prompt with "–" or Vietnamese), which the recorded runs leave to the rare text NFC changes.
  */
-function touch(): Uint8Array {
-  if (touchTable) return touchTable;
+export function computeTouchRuns(): TouchRuns {
   const d = hfUnicode();
   const t = new Uint8Array(0x110000);
-  for (const k of Object.keys(d.nfd)) t[Number(k)] = 1;
-  for (const k of Object.keys(d.ccc)) t[Number(k)] = 1;
-  for (const entry of d.compose) t[entry[1]] = 1;
+  for (const k of Object.keys(d.nfd)) t[Number(k)] = TOUCHED;
+  for (const k of Object.keys(d.ccc)) t[Number(k)] = TOUCHED;
+  for (const entry of d.compose) t[entry[1]] = TOUCHED;
   // A composite of the composition data (a starter that is no pair's second half, whose
   // decomposition starts with such a starter) is its own NFC, and so is any run of them behind
   // an untouched code point: nothing before it composes with its first part, and each one's
@@ -64,10 +75,36 @@ function touch(): Uint8Array {
       t[c] = COMPOSED;
   }
   t.fill(COMPOSED, S_BASE, S_BASE + S_COUNT);
-  t.fill(1, V_BASE, V_BASE + V_COUNT);
-  t.fill(1, T_BASE + 1, T_BASE + T_COUNT);
-  touchTable = t;
-  return t;
+  t.fill(TOUCHED, V_BASE, V_BASE + V_COUNT);
+  t.fill(TOUCHED, T_BASE + 1, T_BASE + T_COUNT);
+  const runs: TouchRuns = [];
+  for (let cp = 0; cp < t.length; cp++) {
+    const kind = t[cp]!;
+    if (kind === 0) continue;
+    const last = runs[runs.length - 1];
+    if (last && last[1] === cp - 1 && last[2] === kind) last[1] = cp;
+    else runs.push([cp, cp, kind]);
+  }
+  return runs;
+}
+
+function touch(): TouchTable {
+  if (touchTable) return touchTable;
+  const runs = recordedUnicode().nfc_touch;
+  const index = new Uint16Array(0x1100);
+  let rows = 1;
+  for (const [first, last] of runs)
+    for (let b = first >> 8; b <= last >> 8; b++) if (index[b] === 0) index[b] = rows++;
+  const blocks = new Uint8Array(rows * 256);
+  for (const [first, last, kind] of runs)
+    for (let cp = first; cp <= last; cp++) blocks[(index[cp >> 8]! << 8) | (cp & 255)] = kind;
+  touchTable = { index, blocks };
+  return touchTable;
+}
+
+/** The quick check's kind of code point `cp` (see TouchTable). */
+function kindOf(t: TouchTable, cp: number): number {
+  return t.blocks[(t.index[cp >> 8]! << 8) | (cp & 255)]!;
 }
 
 function load(): Tables {
@@ -104,7 +141,7 @@ export function mayChangeUnderNfc(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c < 0x300) continue;
     const cp = text.codePointAt(i)!;
-    if (touched[cp] === TOUCHED) return true;
+    if (kindOf(touched, cp) === TOUCHED) return true;
     if (cp > 0xffff) i++;
   }
   return false;
@@ -130,7 +167,7 @@ export function hfNfc(text: string): string {
   while (i < text.length) {
     const c = text.charCodeAt(i);
     const cp = c < 0xd800 || c > 0xdbff ? c : text.codePointAt(i)!;
-    const kind = cp < 0x300 ? 0 : touched[cp]!;
+    const kind = cp < 0x300 ? 0 : kindOf(touched, cp);
     if (kind === 0) {
       if (runTouched) {
         const run = text.slice(runStart, i);

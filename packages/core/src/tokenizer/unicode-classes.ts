@@ -9,8 +9,8 @@
  *
  * The recorded file (data/tokenizer/hf-unicode-exceptions.json, written by
  * test/tokenizer/gen-unicode-exceptions.ts) also holds the two parts of HF's data a split
- * pattern needs besides the classes, `\s` and the case folds of `(?i:…)`, and keeps everything as
- * ranges: translating a tokenizer's pattern then reads 2 KB of JSON instead of hf-unicode.json's
+ * pattern needs besides the classes, `\s` and the case folds of `(?i:…)`, and NFC's quick-check
+ * table (nfc.ts), and keeps everything as ranges: translating a tokenizer's pattern then reads 2 KB of JSON instead of hf-unicode.json's
  * 105 KB and the 66 KB of single code points it had, which took ~10 ms of every CLI start.
  */
 import { readFileSync } from "node:fs";
@@ -36,6 +36,8 @@ export interface RecordedUnicode {
   case_fold: Record<string, number[]>;
   /** Unicode version → class → exceptions. */
   exceptions: Record<string, Record<string, ClassExceptions>>;
+  /** NFC's quick-check table as runs `[first, last, kind]` (nfc.ts `computeTouchRuns`). */
+  nfc_touch: [number, number, number][];
 }
 
 const exceptionsCache = new Map<ClassName, ClassExceptions>();
