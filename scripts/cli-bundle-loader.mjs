@@ -11,21 +11,12 @@
  */
 import "../bin/v8-flags.mjs";
 import { createHash } from "node:crypto";
-import {
-  mkdirSync,
-  readdirSync,
-  readFile,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
-import { defaultCacheDir } from "envroll/cache-dir.mjs";
+import { defaultCacheDir, readWhole } from "envroll/cache-dir.mjs";
 
 const BUNDLE = fileURLToPath(new URL("./main.cjs", import.meta.url));
 
@@ -49,10 +40,6 @@ function cacheFile(dir) {
     file: join(dir, `${prefix}${hash(st.size, st.mtimeMs, process.version, process.arch)}.v8`),
   };
 }
-
-/** The file's bytes, or undefined when it cannot be read (read on a libuv thread). */
-const readAsync = (file) =>
-  new Promise((resolve) => readFile(file, (err, buf) => resolve(err ? undefined : buf)));
 
 function writeCache({ dir, prefix, file }, script) {
   try {
@@ -84,8 +71,8 @@ if (dir === null) {
   // in (~15 µs a fresh page on the machines measured); the bin started the bundle's read before
   // its build-stamp check.
   const [cachedData, bundle] = await Promise.all([
-    readAsync(entry.file),
-    globalThis[Symbol.for("envroll.cli.bundle")] ?? readAsync(BUNDLE),
+    readWhole(entry.file),
+    globalThis[Symbol.for("envroll.cli.bundle")] ?? readWhole(BUNDLE),
   ]);
   // The bundle is ASCII (scripts/bundle-cli.mjs checks): Latin-1 reads it without decoding.
   // Compiled as read: a string built around it would be copied once more when V8 flattens it.

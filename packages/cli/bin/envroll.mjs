@@ -7,17 +7,18 @@
  * forces the sources.
  */
 import "./v8-flags.mjs";
-import { readFile, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { register } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { builtIsCurrent } from "envroll/build-stamp.mjs";
+import { readWhole } from "envroll/cache-dir.mjs";
 
 // The bundle (dist/main.cjs, 2.5 MB) is read on a libuv thread while the stamps below are
 // checked; dist/main.js takes the bytes (undefined when unreadable: it reads again and fails).
 if (process.env.ENVROLL_FROM_SOURCE !== "1")
-  globalThis[Symbol.for("envroll.cli.bundle")] = new Promise((resolve) =>
-    readFile(new URL("../dist/main.cjs", import.meta.url), (err, buf) => resolve(err ? undefined : buf)),
+  globalThis[Symbol.for("envroll.cli.bundle")] = readWhole(
+    fileURLToPath(new URL("../dist/main.cjs", import.meta.url)),
   );
 
 const cliDir = fileURLToPath(new URL("../", import.meta.url));

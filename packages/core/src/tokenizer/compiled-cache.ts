@@ -11,18 +11,10 @@
  * checkpoints come and go). `ENVROLL_CACHE_DIR` moves the cache (`off`: none).
  */
 import { createHash } from "node:crypto";
-import {
-  mkdirSync,
-  readFile,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
-import { defaultCacheDir } from "envroll/cache-dir.mjs";
+import { defaultCacheDir, readWhole } from "envroll/cache-dir.mjs";
 import type { MergeTableArrays } from "./merge-table.ts";
 import { AlphabetTokenList, PackedTokenList } from "./token-list.ts";
 
@@ -110,12 +102,9 @@ export function prefetchCompiled(path: string, cacheDir: string): Promise<void> 
   } catch {
     return Promise.resolve();
   }
-  return new Promise((resolve) =>
-    readFile(file, (err, buf) => {
-      if (!err) prefetched.set(file, buf);
-      resolve();
-    }),
-  );
+  return readWhole(file).then((buf) => {
+    if (buf !== undefined) prefetched.set(file, buf);
+  });
 }
 
 export function readCompiled(path: string, cacheDir: string): CachedTokenizer | null {
