@@ -11,6 +11,7 @@ import { applyGroupFailure, scoredMembers } from "./group-failure.ts";
 import { runWithRetry } from "./retries.ts";
 import { type RolloutSpec, runRollout } from "./rollout.ts";
 import { scoreGroup } from "./scoring.ts";
+import { isThenable } from "./thenable.ts";
 import type { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
 
@@ -46,14 +47,17 @@ export async function runEpisode<D extends TaskData>(spec: EpisodeSpec<D>): Prom
     );
   // A lone rollout without group rewards or re-runs is decided the moment it ends: stream it.
   const alone = !grouped && spec.n === 1 && (policy.policy === "shrink" || policy.policy === "drop-group");
+  const emit = (t: Trace) => {
+    spec.onTrace?.(t);
+    return t;
+  };
   const rollouts = new Array<Promise<Trace>>(spec.n);
   for (let i = 0; i < spec.n; i++) {
     const run = spec.limit(() => retriedRollout(spec, i));
     rollouts[i] = alone
-      ? run.then(async (t) => {
-          await decide([t]);
-          spec.onTrace?.(t);
-          return t;
+      ? run.then((t) => {
+          const decided = decide([t]);
+          return isThenable(decided) ? decided.then(() => emit(t)) : emit(t);
         })
       : run;
   }

@@ -51,16 +51,27 @@ function replace(old: Trace, fresh: Trace): Trace {
 /**
  * Applies `policy` to a finished group. `rerun(i)` runs member i afresh (with its own
  * `retries.rollout`); `minSurvivors` is 2 where group rewards compare members, else 1.
- * Returns the group's final members (re-runs replace the failed ones, in place).
+ * Returns the group's final members (re-runs replace the failed ones, in place): at once, not
+ * as a promise, when no member failed.
  */
-export async function applyGroupFailure(
+export function applyGroupFailure(
   group: Trace[],
   policy: GroupFailurePolicy,
   rerun: (i: number) => Promise<Trace>,
   minSurvivors: number,
   signal?: AbortSignal,
-): Promise<Trace[]> {
+): Trace[] | Promise<Trace[]> {
   if (!group.some(failed)) return group;
+  return settleFailures(group, policy, rerun, minSurvivors, signal);
+}
+
+async function settleFailures(
+  group: Trace[],
+  policy: GroupFailurePolicy,
+  rerun: (i: number) => Promise<Trace>,
+  minSurvivors: number,
+  signal: AbortSignal | undefined,
+): Promise<Trace[]> {
   let members = group;
   const memberRetries = new Array<number>(group.length).fill(0);
   let groupRetries = 0;

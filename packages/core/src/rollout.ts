@@ -31,6 +31,7 @@ import type { RuntimeFactory } from "./runtimes/index.ts";
 import type { ReapReport, Runtime, RuntimeSpec } from "./runtimes/runtime.ts";
 import { scoreTrace } from "./scoring.ts";
 import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "./task.ts";
+import { isThenable } from "./thenable.ts";
 import { applyFailurePenalty, type ToolCallFailurePolicy } from "./tool-call-failures.ts";
 import { noteGuard } from "./trace/guard.ts";
 import { Trace } from "./trace/trace.ts";
@@ -66,28 +67,41 @@ const seconds = (s: number | null | undefined) => (s == null ? null : s * 1000);
 
 /**
  * Runs a stage's work and records its timing. Under a deadline an expired stage fails as
- * `TaskError` (the work is abandoned); without one the work is awaited directly.
+ * `TaskError` (the work is abandoned); without one the work runs directly, and work that
+ * finished at once (returned no promise) leaves nothing to wait for.
  */
-async function staged(
+function staged(
   trace: Trace,
   stage: string,
   ms: number | null,
-  work: () => Promise<unknown>,
-): Promise<void> {
+  /** A promise to wait for, or anything else when the work finished at once. */
+  work: () => unknown,
+): PromiseLike<void> | void {
   const start = now();
+  const mark = () => trace.markStage(stage, start, now());
+  let pending: unknown;
+  try {
+    pending = ms === null ? work() : withDeadline(stage, ms, work);
+  } catch (e) {
+    mark();
+    throw e;
+  }
+  if (!isThenable(pending)) return mark();
+  return pending.then(mark, (e: unknown) => {
+    mark();
+    throw e;
+  });
+}
+
+async function withDeadline(stage: string, ms: number, work: () => unknown): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (ms === null) {
-      await work();
-      return;
-    }
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new TaskError(`${stage} timed out after ${ms / 1000}s`)), ms);
     });
     await Promise.race([work(), deadline]);
   } finally {
     clearTimeout(timer);
-    trace.markStage(stage, start, now());
   }
 }
 
@@ -144,18 +158,23 @@ function createRuntime(spec: RolloutSpec<any>): Runtime {
 }
 
 /** The setup stage: the runtime's start, then the task's own setup (when it has one). */
-async function setUp<D extends TaskData>(
+function setUp<D extends TaskData>(
   spec: RolloutSpec<D>,
   runtime: Runtime,
   ctx: () => HandlerContext<D>,
-): Promise<void> {
+): Promise<void> | void {
+  const setup = spec.taskset.setup;
+  const taskSetup = setup && (() => boundary(TaskError, "task setup", () => setup(ctx())));
+  let started: Promise<void> | void;
   try {
-    await runtime.start();
+    started = runtime.start();
   } catch (e) {
     throw asTyped(SandboxError, "runtime start", e);
   }
-  const setup = spec.taskset.setup;
-  if (setup) await boundary(TaskError, "task setup", () => setup(ctx()));
+  if (!started) return taskSetup?.();
+  return started.then(taskSetup, (e: unknown) => {
+    throw asTyped(SandboxError, "runtime start", e);
+  });
 }
 
 export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Promise<Trace> {
@@ -170,14 +189,20 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
     // Created before the setup deadline so that a start abandoned by the deadline is still stopped.
     runtime = createRuntime(spec);
     const rt = runtime;
-    await staged(trace, "setup", seconds(timeouts.setup ?? task.timeout?.setup), () => setUp(spec, rt, ctx));
+    // Each step below may finish at once (no promise): a rollout that starts no program, has no
+    // toolsets and no deadlines then waits only for its model calls.
+    const setup = staged(trace, "setup", seconds(timeouts.setup ?? task.timeout?.setup), () =>
+      setUp(spec, rt, ctx),
+    );
+    if (setup) await setup;
     const user = taskset.user
       ? await boundary(UserError, "user simulator", () => taskset.user!(ctx()))
       : null;
     await runHarness(spec, trace, rt, user);
     trace.stop("agent_completed");
     finished = true;
-    await endAgent(trace, runtime);
+    const ended = endAgent(trace, runtime);
+    if (ended) await ended;
     const finalize = taskset.finalize;
     if (finalize)
       await staged(trace, "finalize", seconds(timeouts.finalize ?? task.timeout?.finalize), () =>
@@ -187,11 +212,14 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
       const at = now();
       trace.markStage("finalize", at, at);
     }
-    await staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), async () => {
+    const score = () => scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges);
+    const scored = staged(trace, "scoring", seconds(timeouts.scoring ?? task.timeout?.scoring), () =>
       // The agent can no longer act: its program exited and endAgent ended what it left.
-      await boundary(TaskError, "grader files", () => placeGraderFiles(taskset, ctx()));
-      await scoreTrace(taskset, trace, { task, runtime, signal: spec.signal }, spec.judges);
-    });
+      taskset.graderFiles
+        ? boundary(TaskError, "grader files", () => placeGraderFiles(taskset, ctx())).then(score)
+        : score(),
+    );
+    if (scored) await scored;
     applyFailurePenalty(spec.toolCallFailures, trace);
     trace.completed = true;
   } catch (e) {
@@ -199,7 +227,8 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
   } finally {
     if (runtime !== null) {
       try {
-        await runtime.stop();
+        const stopped = runtime.stop();
+        if (stopped) await stopped;
       } catch (e) {
         const message = `runtime stop: ${e instanceof Error ? e.message : String(e)}`;
         // After scoring the rollout's result is final: a failed cleanup is recorded, but it must
@@ -226,17 +255,27 @@ export async function runRollout<D extends TaskData>(spec: RolloutSpec<D>): Prom
  * is ended and waited for, however it detached, so nothing it left behind rewrites the tests
  * or the result files while they are read. What that took is on the trace (`info.guard`).
  */
-async function endAgent(trace: Trace, runtime: Runtime): Promise<void> {
+function endAgent(trace: Trace, runtime: Runtime): Promise<void> | void {
   if (!runtime.reap) {
     noteGuard(trace, `runtime "${runtime.kind}" cannot end processes the agent detached before grading`);
     return;
   }
-  let report: ReapReport;
+  let report: Promise<ReapReport> | ReapReport;
   try {
-    report = await runtime.reap();
+    report = runtime.reap();
   } catch (e) {
     throw asTyped(SandboxError, "runtime reap", e);
   }
+  if (!isThenable(report)) return noteReaped(trace, report);
+  return report.then(
+    (r) => noteReaped(trace, r),
+    (e: unknown) => {
+      throw asTyped(SandboxError, "runtime reap", e);
+    },
+  );
+}
+
+function noteReaped(trace: Trace, report: ReapReport): void {
   if (report.killed > 0)
     noteGuard(
       trace,
@@ -301,7 +340,8 @@ async function runHarness<D extends TaskData>(
     const extra = spec.harness.toolsets?.(context, spec.harnessConfig) ?? [];
     let toolbox: RolloutToolbox;
     try {
-      toolbox = await wiring.bind(session, tools, context, extra);
+      const bound = wiring.bind(session, tools, context, extra);
+      toolbox = isThenable<RolloutToolbox>(bound) ? await bound : bound;
     } catch (e) {
       throw asTyped(ToolsetError, "toolsets", e);
     }
@@ -336,7 +376,8 @@ async function runHarness<D extends TaskData>(
   } finally {
     clearTimeout(timer);
     if (onOuterAbort) outer!.removeEventListener("abort", onOuterAbort);
-    await wiring.close();
+    const closed = wiring.close();
+    if (closed) await closed;
     trace.markStage("generation", start, now());
   }
   if (timedOut) {

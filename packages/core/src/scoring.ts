@@ -17,6 +17,7 @@ import type {
   TaskHandlers,
   TraceView,
 } from "./task.ts";
+import { isThenable } from "./thenable.ts";
 import type { Trace } from "./trace/trace.ts";
 import type { TaskData } from "./types.ts";
 
@@ -71,33 +72,48 @@ function settledValue<R>(r: Settled<R>): Promise<Awaited<R>> | Awaited<R> {
   return r.status === "fulfilled" ? r.value : Promise.reject(r.reason);
 }
 
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof v === "object" && v !== null && typeof (v as { then?: unknown }).then === "function";
-}
-
 /**
  * Scores one finished trace in place. Handlers marked `needsRuntime` are skipped when
  * `ctx.runtime` is null (offline re-scoring). Any handler failure becomes a TaskError — thrown
  * after every sibling in the phase has been recorded, so partial scores remain on the trace.
  */
-export async function scoreTrace<D extends TaskData>(
+export function scoreTrace<D extends TaskData>(
   handlers: TaskHandlers<D>,
   trace: Trace,
   ctx: Omit<HandlerContext<D>, "trace">,
   judges: readonly LoadedJudge[] = [],
-): Promise<void> {
+): Promise<void> | void {
   const hctx: HandlerContext<D> = { ...ctx, trace };
-  const metrics = usable(handlers.metrics, ctx.runtime === null);
-  if (metrics.length > 0) {
-    const settled = settle(metrics, (m) => m.fn(hctx));
-    recordPhase("metric", metrics, Array.isArray(settled) ? settled : await settled, trace, recordMetric);
+  const offline = ctx.runtime === null;
+  const metrics = usable(handlers.metrics, offline);
+  const rewards = usable(handlers.rewards, offline);
+  const judged = () => (judges.length > 0 ? scoreJudges(judges, trace, ctx.task, ctx.signal) : undefined);
+  const rewarded = () => scorePhase("reward", rewards, (h) => h.fn(hctx), trace, recordReward, judged);
+  return scorePhase("metric", metrics, (m) => m.fn(hctx), trace, recordMetric, rewarded);
+}
+
+/**
+ * One phase, then `next`: at once when no handler returned a promise (scoring a chat reply's
+ * text then finishes without a microtask round trip), else once every handler settled.
+ */
+function scorePhase<H extends Ordered, R>(
+  kind: string,
+  handlers: readonly H[],
+  run: (h: H) => R,
+  trace: Trace,
+  record: (trace: Trace, handler: H, value: Awaited<R>) => void,
+  next: () => Promise<void> | void,
+): Promise<void> | void {
+  if (handlers.length === 0) return next();
+  const settled = settle(handlers, run);
+  if (Array.isArray(settled)) {
+    recordPhase(kind, handlers, settled, trace, record);
+    return next();
   }
-  const rewards = usable(handlers.rewards, ctx.runtime === null);
-  if (rewards.length > 0) {
-    const settled = settle(rewards, (h) => h.fn(hctx));
-    recordPhase("reward", rewards, Array.isArray(settled) ? settled : await settled, trace, recordReward);
-  }
-  if (judges.length > 0) await scoreJudges(judges, trace, ctx.task, ctx.signal);
+  return settled.then((results) => {
+    recordPhase(kind, handlers, results, trace, record);
+    return next();
+  });
 }
 
 function usable<H extends { needsRuntime?: boolean } & Ordered>(

@@ -42,7 +42,13 @@ export function tasksetPrefix(taskset: Taskset<any, any>): string {
   return taskset.toolPrefix ?? snakeCase(taskset.id);
 }
 
-export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>): Promise<RolloutToolbox> {
+/**
+ * The rollout's toolbox: made at once when no MCP server is declared or configured (nothing to
+ * start or ask for), else once the servers it needs are open.
+ */
+export function openToolbox<D extends TaskData>(
+  o: OpenToolboxOptions<D>,
+): RolloutToolbox | Promise<RolloutToolbox> {
   const providers: ToolProvider[] = [];
   if (o.tools.length > 0) providers.push(new LocalToolProvider(tasksetPrefix(o.taskset), o.tools, o.context));
   for (const t of o.taskset.toolsets ?? [])
@@ -52,6 +58,18 @@ export async function openToolbox<D extends TaskData>(o: OpenToolboxOptions<D>):
     }
   const declared = o.taskset.toolsets === undefined ? [] : declaredServers(o.taskset);
   const servers = o.configured.length === 0 ? declared : [...declared, ...o.configured];
+  if (servers.length === 0) {
+    if (o.extra) for (const p of o.extra) providers.push(p);
+    return new RolloutToolbox(providers, o);
+  }
+  return openServers(o, providers, servers);
+}
+
+async function openServers<D extends TaskData>(
+  o: OpenToolboxOptions<D>,
+  providers: ToolProvider[],
+  servers: readonly McpServerSpec[],
+): Promise<RolloutToolbox> {
   let state: StateChannel | null = null;
   let workers: Set<string> | null = null;
   for (const spec of servers) {

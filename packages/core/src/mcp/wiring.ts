@@ -19,7 +19,7 @@ import { openServer, type StateChannel } from "./launch.ts";
 import { mcpOn } from "./mount.ts";
 import { openToolbox } from "./open.ts";
 import type { ToolProvider } from "./provider.ts";
-import type { RolloutToolbox } from "./toolbox.ts";
+import { RolloutToolbox } from "./toolbox.ts";
 import { type McpUser, mcpUser } from "./user.ts";
 
 export interface WiringOptions<D extends TaskData> {
@@ -94,16 +94,16 @@ export class RolloutWiring<D extends TaskData> {
     return { url: `${ep.origin}/state`, secret: ep.serverSecret };
   }
 
-  /** Opens the toolbox of the rollout whose session is `session`. */
-  async bind(
+  /** Opens the toolbox of the rollout whose session is `session` (at once when it has no servers). */
+  bind(
     session: RolloutSession<D>,
     tools: readonly ToolDefinition<D>[],
     context: () => HandlerContext<D>,
     extra: readonly ToolProvider[],
-  ): Promise<RolloutToolbox> {
+  ): RolloutToolbox | Promise<RolloutToolbox> {
     this.session = session;
     const o = this.o;
-    this.toolbox = await openToolbox({
+    const opened = openToolbox({
       taskset: o.taskset,
       task: o.task,
       tools,
@@ -123,12 +123,23 @@ export class RolloutWiring<D extends TaskData> {
         session.error ??= e;
       },
     });
-    if (this.attachments) this.attachments.toolbox = this.toolbox;
-    return this.toolbox;
+    return opened instanceof RolloutToolbox ? this.opened(opened) : opened.then((t) => this.opened(t));
   }
 
-  async close(): Promise<void> {
+  private opened(toolbox: RolloutToolbox): RolloutToolbox {
+    this.toolbox = toolbox;
+    if (this.attachments) this.attachments.toolbox = toolbox;
+    return toolbox;
+  }
+
+  /** Stops what the rollout opened; nothing to wait for (no promise) when it opened nothing. */
+  close(): Promise<void> | void {
     const toolbox = this.toolbox?.isEmpty ? null : this.toolbox;
+    if (!toolbox && !this.user && !this.registration) return;
+    return this.closeOpened(toolbox);
+  }
+
+  private async closeOpened(toolbox: RolloutToolbox | null): Promise<void> {
     if (toolbox || this.user) await Promise.allSettled([toolbox?.close(), this.user?.close()]);
     const reg = this.registration;
     this.registration = null;

@@ -35,16 +35,20 @@ export interface Runtime {
   readonly kind: string;
   /** Absolute path of this rollout's working directory on the host (valid after start). */
   readonly workdir: string;
-  start(): Promise<void>;
+  /**
+   * `start`, `stop` and `reap` may finish synchronously (return no promise) when there is
+   * nothing to wait for: a single-turn rollout that never starts a program then costs no await.
+   */
+  start(): Promise<void> | void;
   /** Kills anything still running and removes the working directory. Idempotent. */
-  stop(): Promise<void>;
+  stop(): Promise<void> | void;
   /**
    * Ends every process the runtime's programs started, however they detached (a new session, a
    * double fork), and resolves once none can act any more: called after the agent's program
    * exited and before grading, so nothing the agent left behind runs into the grader's step.
    * The workdir stays. A runtime without it cannot promise that (the rollout records so).
    */
-  reap?(): Promise<ReapReport>;
+  reap?(): Promise<ReapReport> | ReapReport;
   run(argv: string[], options?: RunOptions): Promise<ProgramResult>;
   /** Paths are relative to the workdir; escaping it is refused. */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;

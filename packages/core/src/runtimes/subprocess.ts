@@ -59,7 +59,7 @@ export class SubprocessRuntime implements R.Runtime {
     return this.dir;
   }
 
-  async start(): Promise<void> {
+  start(): void {
     this.started = true;
   }
 
@@ -69,16 +69,29 @@ export class SubprocessRuntime implements R.Runtime {
     return this.tagValue;
   }
 
-  async reap(): Promise<R.ReapReport> {
+  reap(): Promise<R.ReapReport> | R.ReapReport {
     // Nothing was ever started: nothing to settle, kill or look for.
     if (!this.live.started) return { killed: 0, how: "marker" };
+    return this.reapStarted();
+  }
+
+  private async reapStarted(): Promise<R.ReapReport> {
     await this.live.settle();
     const killed = await reapTagged(this.tag, this.dir);
     return { killed: killed.length, how: "marker" };
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> | void {
     this.live.killAll();
+    // Nothing ever ran and no folder was made (an in-process rollout): nothing to wait for.
+    if (!this.live.started && this.dir === null) {
+      this.started = false;
+      return;
+    }
+    return this.cleanUp();
+  }
+
+  private async cleanUp(): Promise<void> {
     if (this.live.started) await reapTagged(this.tag, this.dir);
     this.started = false;
     const dir = this.dir;
