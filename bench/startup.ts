@@ -12,7 +12,12 @@
  * - `startup_eval_cpu_ms_<mode>`: that eval's CPU time (user + system) to its exit, read by a
  *   preloaded module in the child (`--import`, so no timing code sits in the CLI);
  * - `readme_eval_wall_s_<mode>`: the README's first command, `envroll eval reverse-text -n 8 -r 4`
- *   (built-in engine in the CLI process), spawn to exit.
+ *   (built-in engine in the CLI process), spawn to exit;
+ * - `startup_node_floor_ms`: `node -e` of nothing but the CPU report, spawn to exit, in the CLI's
+ *   environment: Node's own start-up, which every figure above includes. When the environment
+ *   sets NODE_EXTRA_CA_CERTS, Node 20 parses that file's certificates at every start (on the
+ *   machines measured, the system bundle: 146 certificates, ~80 % of the instructions of
+ *   `node -e 0`), so `startup_node_floor_ms_without_extra_ca` takes it without that variable.
  *
  * The built CLI is built first when it is missing or stale (otherwise the bin would silently
  * run from source in both modes).
@@ -57,6 +62,21 @@ async function runCli(
   return { wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) };
 }
 
+/** CPU_REPORTER as a `node -e` program: a process that runs nothing else. */
+const FLOOR = CPU_REPORTER.replace(
+  'import { writeFileSync } from "node:fs";',
+  'const { writeFileSync } = require("node:fs");',
+);
+
+async function runFloor(dir: string, env: NodeJS.ProcessEnv): Promise<Run> {
+  const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
+  const { wallMs } = await runNode(["-e", FLOOR], {
+    cwd: dir,
+    env: { ...env, ENVROLL_BENCH_CPU_FILE: cpuFile },
+  });
+  return { wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) };
+}
+
 async function ensureBuilt(): Promise<void> {
   const dirs = ["packages/core", "packages/engine", "packages/cli"].map((d) => join(ROOT, d));
   if (dirs.every(builtIsCurrent)) return;
@@ -85,6 +105,10 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
   const firstCpu: Record<Mode, number[]> = { source: [], built: [] };
   const evalCpu: Record<Mode, number[]> = { source: [], built: [] };
   const readme: Record<Mode, number[]> = { source: [], built: [] };
+  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+  const { NODE_EXTRA_CA_CERTS: _, ...withoutExtraCa } = process.env;
+  const floor: Run[] = [];
+  const floorWithoutCa: Run[] = [];
   const reps = Math.max(o.reps, o.quick ? 2 : 5);
   try {
     for (let rep = 0; rep < reps; rep++) {
@@ -126,6 +150,8 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
         );
         readme[mode].push(wall.wallMs / 1000);
       }
+      floor.push(await runFloor(dir, process.env));
+      if (extraCa) floorWithoutCa.push(await runFloor(dir, withoutExtraCa));
       note(
         `startup rep ${rep + 1}: first rollout source ${first.source.at(-1)!.toFixed(0)} ms (${firstCpu.source.at(-1)} ms CPU), built ${first.built.at(-1)!.toFixed(0)} ms (${firstCpu.built.at(-1)} ms CPU)`,
       );
@@ -178,6 +204,29 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
       },
     );
   }
+  const floorFigure = (name: string, runs: Run[], how: string): Figure => ({
+    name,
+    value: median(runs.map((r) => r.wallMs)),
+    unit: "ms",
+    reps: runs.map((r) => r.wallMs),
+    cpu_ms: median(runs.map((r) => r.cpuMs)),
+    how,
+  });
+  figures.push(
+    floorFigure(
+      "startup_node_floor_ms",
+      floor,
+      `node -e (its CPU report only), spawn → exit, in the CLI's environment${extraCa ? ` (NODE_EXTRA_CA_CERTS=${extraCa})` : ""}`,
+    ),
+  );
+  if (extraCa)
+    figures.push(
+      floorFigure(
+        "startup_node_floor_ms_without_extra_ca",
+        floorWithoutCa,
+        "the same without NODE_EXTRA_CA_CERTS (not parsed at start)",
+      ),
+    );
   const ratio = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!);
   const firstRatio = ratio(first.source, first.built);
   figures.push({
