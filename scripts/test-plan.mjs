@@ -133,7 +133,7 @@ export function plan({ slow, groups }) {
   // Ray replica test's kill used to race its group under such contention; it now holds the
   // engine's generation until the pool has seen the death, so that is no longer the reason.)
   const pytestWorkers = process.env.ENVROLL_PYTEST_WORKERS ?? (slow ? "0" : "2");
-  const xdist = pytestWorkers === "0" ? [] : ["-n", pytestWorkers, "--dist", "loadfile"];
+  const xdist = pytestWorkers === "0" ? [] : ["-n", pytestWorkers, "--dist", "loadgroup"];
   const pytestArgs = [
     ...xdist,
     ...(slow ? slowPy : [...PY_ROOTS, ...slowPy.flatMap((id) => ["--deselect", id])]),

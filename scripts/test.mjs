@@ -32,8 +32,10 @@
  *  - the node side runs at nice 5 (ENVROLL_TEST_NODE_NICE), so pytest, the longer chain, gets
  *    the cores when both want them (pytest ended at 270 s instead of 400 s, the node side at
  *    322 s instead of 349 s; one run each on a shared machine, load ~8 before, 2 to 8 after);
- *  - pytest runs on two xdist workers (whole files per worker, --dist loadfile), so its
- *    engine-bound tests are no longer one serial chain that outlasts the node files.
+ *  - pytest runs on two xdist workers (whole files per worker, --dist loadgroup with the repo's
+ *    conftest.py), so its engine-bound tests are no longer one serial chain that outlasts the
+ *    node files; the envroll_engine files that share the session's tiny engines are one group
+ *    on one worker, which starts the engines once instead of once per worker.
  *    ENVROLL_PYTEST_WORKERS=0 runs it in one process (the default for `--slow`, whose ids
  *    are timing-sensitive engine runs).
  */

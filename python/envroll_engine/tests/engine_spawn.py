@@ -15,7 +15,12 @@ import threading
 import time
 from urllib.parse import urlparse
 
+import pytest
+
 SEED = 0
+# The mark of every test file that uses the session's engines or twin model (conftest.py): the
+# repo's conftest.py keeps a group on one xdist worker, so those start once, not once per worker.
+SHARES_SESSION_ENGINES = pytest.mark.xdist_group("tiny-engines")
 # npm test runs pytest beside several node test files, so an engine's torch import can wait a
 # long time for a core on a busy 2-core machine: three start-ups passed 120 s at load ~16.
 STARTUP_TIMEOUT_S = 300

@@ -6,6 +6,10 @@ from __future__ import annotations
 import threading
 import time
 
+from engine_spawn import SHARES_SESSION_ENGINES
+
+pytestmark = SHARES_SESSION_ENGINES
+
 LONG = {"max_new_tokens": 4000, "ignore_eos": True, "sampling_seed": 1}
 
 

@@ -10,10 +10,12 @@ import time
 
 import pytest
 import torch
-from engine_spawn import Spawned
+from engine_spawn import SHARES_SESSION_ENGINES, Spawned
 
 from envroll_engine.model import save
 from envroll_engine.scoring import token_logprobs
+
+pytestmark = SHARES_SESSION_ENGINES
 
 PROMPT = [9707, 11, 1879, 0, 358, 1079]
 LONG = {"max_new_tokens": 150, "ignore_eos": True, "sampling_seed": 3}

@@ -6,6 +6,9 @@ import http.client
 import json
 
 import pytest
+from engine_spawn import SHARES_SESSION_ENGINES
+
+pytestmark = SHARES_SESSION_ENGINES
 
 PROMPT = [
     151644,

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 import torch
+from engine_spawn import SHARES_SESSION_ENGINES
 
 from envroll_engine.scoring import token_logprobs
+
+pytestmark = SHARES_SESSION_ENGINES
 
 PROMPT = [151644, 872, 198, 9707, 11, 1879, 151645, 198, 151644, 77091, 198]
 TOL = 1e-5

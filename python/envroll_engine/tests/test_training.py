@@ -14,11 +14,14 @@ import sys
 
 import pytest
 import torch
+from engine_spawn import SHARES_SESSION_ENGINES
 
 from envroll_engine import train_check
 from envroll_engine.grpo import group_advantages, ppo_clip_loss
 from envroll_engine.model import save
 from envroll_engine.scoring import token_logprobs
+
+pytestmark = SHARES_SESSION_ENGINES
 
 PROMPTS = [[151644, 872, 198, 9707 + g, 151645, 198, 151644, 77091, 198] for g in range(2)]
 ENV_TURN = [151645, 198, 151644, 872, 198, 14990, 151645, 198, 151644, 77091, 198]  # tool/user reply
