@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FAKE_SERVE, NODE_TS, REPO, needs_node
+from conftest import REPO, fake_serve_command, needs_node
 from helpers import train
 
 from envroll_miles.samples import flatten
@@ -95,7 +95,7 @@ def judged(tmp_path_factory):
     paths = [p for p in os.environ.get("MILES_STUBS", "").split(os.pathsep) if p]
     paths += [_miles_src(), str(REPO / "python" / "envroll_miles" / "src"), str(HERE)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths),
-           "ENVROLL_SERVE_COMMAND": f"{NODE_TS} {FAKE_SERVE}"}  # fmt: skip
+           "ENVROLL_SERVE_COMMAND": fake_serve_command()}  # fmt: skip
     for var in ("ENVROLL_URL", "ENVROLL_CONFIG", "ENVROLL_DUMP_DIR", "ENVROLL_STATE_DIR"):
         env.pop(var, None)
     out = tmp / "results.json"

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import FAKE_SERVE, NODE_TS, REPO, needs_node
+from conftest import REPO, fake_serve_command, needs_node
 from helpers import task_indices, train
 
 from envroll_miles.miles_types import load_types
@@ -186,7 +186,7 @@ def _free_port() -> int:
 
 
 def _fake_serve(cfg: Path, port: int) -> subprocess.Popen:
-    cmd = [*NODE_TS.split(), str(FAKE_SERVE), "serve", str(cfg), "--port", str(port)]
+    cmd = [*fake_serve_command().split(), "serve", str(cfg), "--port", str(port)]
     return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, start_new_session=True)
 
 
