@@ -17,7 +17,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import REPO, needs_node
+from conftest import REPO, REVERSE_TEXT, needs_node
 from helpers import assert_batch, spawn_engine, task_indices, train
 
 from envroll_miles.miles_defaults import EmptyDataSource, miles_args
@@ -26,7 +26,6 @@ from envroll_miles.miles_types import load_types
 pytestmark = needs_node
 
 BIN = REPO / "packages" / "cli" / "bin" / "envroll.mjs"
-REVERSE_TEXT = REPO / "packages" / "core" / "src" / "tasksets" / "reverse-text" / "index.ts"
 
 
 @pytest.fixture(scope="module")
