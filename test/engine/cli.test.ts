@@ -9,6 +9,7 @@ import { request } from "node:http";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startEngine } from "../../packages/engine/src/index.ts";
+import { TS_LOADER } from "../ts-loader.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MAIN = `
@@ -25,7 +26,7 @@ let url = "";
 function startCli(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", "--input-type=module", "-e", MAIN, "engine", ...args],
+    ["--import", TS_LOADER, "--input-type=module", "-e", MAIN, "engine", ...args],
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],

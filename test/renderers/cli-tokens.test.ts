@@ -4,17 +4,18 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { BIN } from "../cli/cli-helpers.ts";
 import { casesOf } from "./fixture-cases.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const entry = "packages/cli/src/main.ts";
 
 function cliOp(
   op: string,
   args: string[],
   input: string,
 ): { stdout: string; stderr: string; status: number | null } {
-  const r = spawnSync(process.execPath, ["--import", "tsx", entry, "tokens", op, ...args], {
+  // The real CLI, as users run it (its built bundle; the sources under tsx when dist/ is stale).
+  const r = spawnSync(process.execPath, [BIN, "tokens", op, ...args], {
     cwd: root,
     input,
     encoding: "utf8",

@@ -7,10 +7,11 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { TS_LOADER } from "../ts-loader.ts";
 
 test("every token array of a trace record is packed; logprobs with fractions are double arrays", () => {
   const helper = fileURLToPath(new URL("./helpers/record-kinds.ts", import.meta.url));
-  const text = execFileSync(process.execPath, ["--allow-natives-syntax", "--import", "tsx", helper], {
+  const text = execFileSync(process.execPath, ["--allow-natives-syntax", "--import", TS_LOADER, helper], {
     encoding: "utf8",
     timeout: 120_000,
   });

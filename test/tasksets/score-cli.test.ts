@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { scoreStream } from "../../packages/cli/src/score.ts";
 import { builtinTasksets } from "../../packages/core/src/tasksets/index.ts";
 import { readFixture } from "../fixtures.ts";
+import { TS_LOADER } from "../ts-loader.ts";
 
 async function score(id: string, lines: unknown[], runtime = true): Promise<{ out: any[]; failed: number }> {
   const taskset = await builtinTasksets[id]!();
@@ -103,7 +104,7 @@ test("the command reads stdin and writes one JSON line per input line", () => {
     import { registerScoreCommand } from "./packages/cli/src/score.ts";
     const p = new Command(); registerScoreCommand(p);
     await p.parseAsync(["node", "envroll", "score", "reverse-text", "--jsonl"]);`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", driver], {
+  const r = spawnSync(process.execPath, ["--import", TS_LOADER, "--input-type=module", "-e", driver], {
     input: '{"task": {"prompt": "abc"}, "reply": "<reversed_text>cba</reversed_text>"}\n{"task": 1}\n',
     encoding: "utf8",
     cwd: new URL("../..", import.meta.url).pathname,
