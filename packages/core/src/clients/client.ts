@@ -44,6 +44,11 @@ export interface ModelRequest {
    * client need not keep its first-turn prompt for others; undefined: it may be shared.
    */
   promptShared?: boolean;
+  /**
+   * `messageHash` of each of `messages` when the caller has them (the trace's turn plan), so a
+   * client that keys on message identity need not digest the conversation again.
+   */
+  messageHashes?: readonly string[];
 }
 
 /** A part of a turn known while it is sampled. */

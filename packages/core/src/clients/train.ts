@@ -13,7 +13,7 @@ import { UnsupportedError } from "../errors.ts";
 import type { ParsedToolCall, Renderer, RenderMessage, RenderTool } from "../renderers/renderer.ts";
 import { pyJsonDumps } from "../text/py-json.ts";
 import { TokenSequence } from "../token-sequence.ts";
-import { messageHash } from "../trace/hash.ts";
+import { messageDigest, messageHash } from "../trace/hash.ts";
 import { ProviderError } from "../transport/errors.ts";
 import type { SglangTransport } from "../transport/sglang-transport.ts";
 import type { GenerateResult, TransportStats } from "../transport/types.ts";
@@ -80,7 +80,8 @@ export class TrainClient implements Client {
     const kwargs = request.sampling["chat_template_kwargs"];
     const thinking = (kwargs as { enable_thinking?: unknown } | undefined)?.enable_thinking;
     const enableThinking = typeof thinking === "boolean" ? thinking : this.enableThinking;
-    const hashes = request.messages.map(messageHash);
+    // This call's own array: the reply's hash is appended to it below.
+    const hashes = request.messageHashes?.slice() ?? request.messages.map(messageHash);
     const fingerprint = renderFingerprint({
       tools: request.tools,
       enableThinking,
@@ -115,8 +116,10 @@ export class TrainClient implements Client {
       );
     }
     const response = this.toResponse(result, prompt, tools, session);
+    // A fresh reply: digested, not cached (the trace's node keeps its hash for later turns).
+    response.messageHash = messageDigest(response.message);
     // `hashes` is this call's own array (the plan only compared it): it becomes the path.
-    hashes.push(messageHash(response.message));
+    hashes.push(response.messageHash);
     session.record({
       path: hashes,
       promptIds: prompt.promptIds,

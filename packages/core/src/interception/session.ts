@@ -256,7 +256,7 @@ export class RolloutSession<D extends TaskData = TaskData> {
         const plan = this.trace.graph.prepareTurn(messages);
         let response: ModelResponse;
         try {
-          response = await this.sample(messages, tools, sampling, onDelta);
+          response = await this.sample(messages, plan.hashes, tools, sampling, onDelta);
         } catch (e) {
           if (e instanceof OverlongPromptError) {
             // A prompt that no longer fits is a clean truncation, not a failure.
@@ -295,12 +295,14 @@ export class RolloutSession<D extends TaskData = TaskData> {
    */
   private async sample(
     messages: Message[],
+    messageHashes: readonly string[],
     tools: readonly Tool[],
     sampling: Sampling,
     onDelta: ((delta: StreamDelta) => void) | undefined,
   ): Promise<ModelResponse> {
     const request = {
       messages,
+      messageHashes,
       tools: [...tools],
       sampling,
       sessionId: this.trace.id,

@@ -14,7 +14,7 @@
 import { doubleZeros, falses, zeros } from "../packed-arrays.ts";
 import type { TokenSequence } from "../token-sequence.ts";
 import type { FinishReason, Message } from "../types.ts";
-import { messageHash } from "./hash.ts";
+import { messageDigest } from "./hash.ts";
 import type { ModelResponse, TokenBudget, ToolCallFailure, TurnTokens } from "./turn.ts";
 
 export interface GraphNode {
@@ -80,7 +80,9 @@ export class MessageGraph {
   private readonly rootEdges = new Map<string, number[]>();
   /** Per node: its children by message hash (nested maps, so no key string is built per lookup). */
   private readonly childEdges: (Map<string, number[]> | undefined)[] = [];
-  private readonly hasChild: boolean[] = [];
+  /** Per node: its newest child (−1: none); `newestRoot` likewise for the roots. */
+  private readonly newestChild: number[] = [];
+  private newestRoot = -1;
   /**
    * Per node: every token from the root through it, as a view of the prompt it came from, so a
    * later prompt extending that one is known to contain the path in O(1) (no per-turn compare
@@ -91,12 +93,22 @@ export class MessageGraph {
   lastSampled: number | null = null;
 
   prepareTurn(messages: readonly Message[]): TurnPlan {
-    const hashes = messages.map(messageHash);
+    const hashes = new Array<string>(messages.length);
     const prefix: number[] = [];
     let parent: number | null = null;
-    for (const h of hashes) {
-      const found: number[] | undefined = this.edgesOf(parent)?.get(h);
-      if (!found) break;
+    let matching = true;
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!;
+      // A message the graph already holds (a harness resends the same objects every turn) has
+      // its hash on its node: only new messages are digested, so a turn costs what it adds.
+      const edges: Map<string, number[]> | undefined = matching ? this.edgesOf(parent) : undefined;
+      const h: string = (edges && this.knownHash(parent, edges, m)) ?? messageDigest(m);
+      hashes[i] = h;
+      const found: number[] | undefined = edges?.get(h);
+      if (!found) {
+        matching = false;
+        continue;
+      }
       parent = found[found.length - 1]!;
       prefix.push(parent);
     }
@@ -182,7 +194,7 @@ export class MessageGraph {
     const reply: GraphNode = {
       parent,
       message: response.message,
-      hash: messageHash(response.message),
+      hash: response.messageHash ?? messageDigest(response.message),
       sampled: true,
       timestamp: now,
       finishReason: response.finishReason,
@@ -264,6 +276,19 @@ export class MessageGraph {
     return ends;
   }
 
+  /**
+   * The hash of the child of `parent` (its `edges`) whose message is `m` itself, if there is one:
+   * the newest child first (a conversation that only grows has no other).
+   */
+  private knownHash(parent: number | null, edges: Map<string, number[]>, m: Message): string | undefined {
+    const newest = parent === null ? this.newestRoot : this.newestChild[parent]!;
+    if (newest < 0) return undefined;
+    if (this.nodes[newest]!.message === m) return this.nodes[newest]!.hash;
+    for (const [hash, children] of edges)
+      for (const c of children) if (this.nodes[c]!.message === m) return hash;
+    return undefined;
+  }
+
   private edgesOf(parent: number | null): Map<string, number[]> | undefined {
     return parent === null ? this.rootEdges : this.childEdges[parent];
   }
@@ -272,8 +297,9 @@ export class MessageGraph {
     const idx = this.nodes.length;
     this.nodes.push(node);
     this.pathIds.push(path);
-    this.hasChild.push(false);
-    if (node.parent !== null) this.hasChild[node.parent] = true;
+    this.newestChild.push(-1);
+    if (node.parent === null) this.newestRoot = idx;
+    else this.newestChild[node.parent] = idx;
     this.childEdges.push(undefined);
     let edges = this.edgesOf(node.parent);
     if (!edges) {
@@ -296,7 +322,7 @@ export class MessageGraph {
 
   leaves(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < this.nodes.length; i++) if (!this.hasChild[i]) out.push(i);
+    for (let i = 0; i < this.nodes.length; i++) if (this.newestChild[i]! < 0) out.push(i);
     return out;
   }
 }

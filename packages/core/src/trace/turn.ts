@@ -39,6 +39,8 @@ export interface ModelResponse {
   id: string;
   model: string;
   message: AssistantMessage;
+  /** `messageHash(message)` when the client computed it (the trace's node then reuses it). */
+  messageHash?: string;
   finishReason: FinishReason;
   usage: Usage;
   tokens: TurnTokens | null;
