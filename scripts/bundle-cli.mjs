@@ -155,6 +155,33 @@ ${exports.includes("default") ? "export default __m.default;\n" : ""}`;
 /** How main.cjs starts: CommonJS's module wrapper (what Node's own require puts around a module). */
 export const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 
+/**
+ * esbuild wraps each lazily evaluated module as `__esm({"<path>"() {…}})` (`__commonJS` for a
+ * CommonJS one): an object literal whose one key is the module's path. Each of the ~730 literals
+ * then had a shape of its own, and the bundle's top level built every one as a new transition
+ * from the plain object's map, inserted into one growing transition array (~18 M instructions of
+ * the top level's ~41 M, callgrind). The wrappers only call the literal's first method, so every
+ * literal gets the one key `m`; the module's path stays readable as the function's name. The
+ * build fails when a wrapper is written in a form this does not know.
+ */
+export function unkeyWrappers(text) {
+  const name = (path) => `__m_${JSON.parse(`"${path}"`).replace(/[^\w$]/g, "_")}`;
+  let done = 0;
+  const out = text
+    .replace(/__esm\(\{"((?:[^"\\]|\\.)*)"\(\)\{/g, (_, path) => {
+      done++;
+      return `__esm({m:function ${name(path)}(){`;
+    })
+    .replace(/__commonJS\(\{"((?:[^"\\]|\\.)*)"\(([\w$,]*)\)\{/g, (_, path, params) => {
+      done++;
+      return `__commonJS({m:function ${name(path)}(${params}){`;
+    });
+  const wrappers = (text.match(/__(?:esm|commonJS)\(\{/g) ?? []).length;
+  if (done !== wrappers)
+    throw new Error(`main.cjs: ${wrappers - done} module wrapper(s) in a form unkeyWrappers does not know`);
+  return out;
+}
+
 /** `ENVROLL_BUNDLE_META=<file>` writes esbuild's metafile there (what the bundle holds). */
 export async function bundleCli(root, pkgDir) {
   const out = join(pkgDir, "dist");
@@ -180,7 +207,8 @@ export async function bundleCli(root, pkgDir) {
     sourcemap: process.env.ENVROLL_BUNDLE_META ? "external" : false,
   });
   if (result.metafile) writeFileSync(process.env.ENVROLL_BUNDLE_META, JSON.stringify(result.metafile));
-  const bundle = readFileSync(join(out, "main.cjs"), "utf8");
+  const bundle = unkeyWrappers(readFileSync(join(out, "main.cjs"), "utf8"));
+  writeFileSync(join(out, "main.cjs"), bundle);
   // ASCII, so the loader reads it as Latin-1 (a copy, not a UTF-8 decode into a two-byte string
   // of twice the size). esbuild escapes non-ASCII in strings and templates but not in regex
   // literals or tagged templates' raw text; those must be written with escapes (or built from
