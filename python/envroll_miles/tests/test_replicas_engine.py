@@ -8,6 +8,7 @@ with every task exactly once, and the replica is back for the next step.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import signal
@@ -23,10 +24,9 @@ from envroll_miles.replicas import RayReplica
 
 pytestmark = needs_node
 
-try:
-    import ray
-except ImportError:  # pragma: no cover - depends on the environment
-    ray = None
+# Imported by the tests that use it: collecting this file (every pytest-xdist worker of npm test
+# collects it, though only test:slow runs it) would otherwise import ray, ~0.75 s of CPU.
+HAS_RAY = importlib.util.find_spec("ray") is not None
 
 SETTINGS = dict(
     envroll_replicas=3, envroll_replica_concurrency=4, rollout_batch_size=6, n_samples_per_prompt=2,
@@ -94,15 +94,18 @@ def test_three_local_replicas_train_eval_and_survive_a_kill(engine, real_service
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    if ray is None:
+    """The ray module, with a local cluster started."""
+    if not HAS_RAY:
         pytest.skip("ray is not importable: pip install -e 'python/envroll_miles[ray]' to run the Ray replica test")
     # Ray's own reaping of a dead worker's children off: these tests check envroll's cleanup,
     # which must not depend on a cluster setting.
     reaping = {"RAY_kill_child_processes_on_worker_exit": "0", "RAY_kill_child_processes_on_worker_exit_with_raylet_subreaper": "0"}
     saved = {k: os.environ.get(k) for k in reaping}
     os.environ.update(reaping)
+    import ray
+
     ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
-    yield
+    yield ray
     ray.shutdown()
     for k, v in saved.items():
         if v is None:
@@ -112,6 +115,7 @@ def ray_cluster():
 
 
 def test_three_ray_actor_replicas_train_eval_and_survive_actor_death(ray_cluster, engine, real_service):
+    ray = ray_cluster
     fn, _ = real_service(**SETTINGS, envroll_replica_cpus=1)
     assert type(fn.pool.slots[0].replica).__name__ == "RayReplica"
     # Three actors of one CPU each fill the three-CPU cluster: all are placed, one per CPU.
@@ -129,6 +133,7 @@ def _gone(pid: int) -> bool:
 
 
 def test_a_hung_ray_replica_is_replaced_and_its_serve_does_not_outlive_it(ray_cluster, engine, tmp_path, monkeypatch):
+    ray = ray_cluster
     # A hung service never reads the EOF that ends it when its actor dies: the restart must
     # kill it, or every hang leaves a stopped `envroll serve` holding its port and memory.
     monkeypatch.setenv("ENVROLL_SERVE_COMMAND", f"node {REPO / 'packages' / 'cli' / 'bin' / 'envroll.mjs'}")
