@@ -20,7 +20,9 @@
  *
  * What keeps `npm test` within 5 minutes on 2 cores (each measured in the commit that made it):
  *  - node test files run under scripts/ts-loader (esbuild with a disk cache) instead of tsx,
- *    which cost ~1 s of CPU per file in loader work, ~150 files;
+ *    which cost ~1 s of CPU per file in loader work, ~150 files; the cache is filled here in one
+ *    batch before they start (on a fresh clone each of the first processes started its own
+ *    esbuild and transformed the same sources);
  *  - they run in 12 long-lived processes instead of one each (scripts/test-plan.mjs): each
  *    process spent ~0.5 s of CPU importing the sources before its first test, and the node
  *    side's CPU went from 268 to 191 s with the grouping (scripts/test-isolation.mjs, which also
@@ -40,9 +42,11 @@
  *    are timing-sensitive engine runs).
  */
 import { spawn, spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { LOADER, plan, ROOT } from "./test-plan.mjs";
+import { warm } from "./ts-loader/cache.mjs";
 
 const argv = process.argv.slice(2);
 for (const a of argv) {
@@ -68,6 +72,19 @@ if (list) {
 if (argv.includes("--groups")) {
   for (const r of runs) console.log(`${r.cost.toFixed(1).padStart(6)} s  ${r.files.join(" ")}`);
   process.exit(0);
+}
+
+/** Every .ts/.mts file under `dirs` (not declarations, node_modules or dist/): what the loader may load. */
+function typeScriptSources(dirs, out = []) {
+  for (const dir of dirs) {
+    for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        if (e.name !== "node_modules" && e.name !== "dist") typeScriptSources([p], out);
+      } else if (/\.m?ts$/.test(e.name) && !/\.d\.m?ts$/.test(e.name)) out.push(join(ROOT, p));
+    }
+  }
+  return out;
 }
 
 function run(cmd, args, capture) {
@@ -106,6 +123,7 @@ if (sides.includes("--py") && hasPy) {
 if (sides.includes("--node") && nodeFiles.length > 0) {
   const build = spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { stdio: "inherit" });
   if (build.status !== 0) process.exit(build.status ?? 1);
+  await warm(typeScriptSources(["packages", "test"]));
   const concurrency = process.env.ENVROLL_TEST_CONCURRENCY ?? String(availableParallelism() + 2);
   // pytest is the longer chain (engines and services one after another on two workers) and the
   // node side has more processes to share the CPU among, so the node side runs a few nice levels
