@@ -17,7 +17,9 @@
  *   environment: Node's own start-up, which every figure above includes. When the environment
  *   sets NODE_EXTRA_CA_CERTS, Node 20 parses that file's certificates at every start (on the
  *   machines measured, the system bundle: 146 certificates, ~80 % of the instructions of
- *   `node -e 0`), so `startup_node_floor_ms_without_extra_ca` takes it without that variable.
+ *   `node -e 0`), so `startup_node_floor_ms_without_extra_ca` takes it without that variable,
+ *   and `startup_first_rollout_ms_built_without_extra_ca` the built first rollout without it
+ *   (the main figure when the variable is not set).
  *
  * The built CLI is built first when it is missing or stale (otherwise the bin would silently
  * run from source in both modes).
@@ -50,10 +52,11 @@ async function runCli(
   args: string[],
   dir: string,
   onSpawn?: (t0: number, pid: number | undefined) => void,
+  baseEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<Run> {
   const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
   const env = {
-    ...process.env,
+    ...baseEnv,
     ENVROLL_BENCH_CPU_FILE: cpuFile,
     ENVROLL_FROM_SOURCE: mode === "source" ? "1" : "0",
   };
@@ -108,40 +111,47 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
   const extraCa = process.env.NODE_EXTRA_CA_CERTS;
   const { NODE_EXTRA_CA_CERTS: _, ...withoutExtraCa } = process.env;
   const floor: Run[] = [];
+  const firstBuiltWithoutCa: number[] = [];
   const floorWithoutCa: Run[] = [];
+  /** `eval -n 1 -r 1` against the engine: spawn → first /generate, and CPU at that point. */
+  const firstRollout = async (mode: Mode, env: NodeJS.ProcessEnv) => {
+    let spawnedAt = 0;
+    firstGenerate = null;
+    const run = await runCli(
+      mode,
+      [
+        "eval",
+        "reverse-text",
+        "-n",
+        "1",
+        "-r",
+        "1",
+        "--engine",
+        engine.url,
+        "--client.renderer",
+        "qwen3",
+        "-o",
+        join(dir, "out"),
+      ],
+      dir,
+      (t0, pid) => {
+        spawnedAt = t0;
+        childPid = pid;
+      },
+      env,
+    );
+    if (firstGenerate === null) throw new Error(`${mode}: the eval never reached /generate`);
+    return { ...run, firstMs: (firstGenerate as number) - spawnedAt, firstCpuMs: firstGenerateCpu };
+  };
   const reps = Math.max(o.reps, o.quick ? 2 : 5);
   try {
     for (let rep = 0; rep < reps; rep++) {
       // Alternate which mode goes first, so a load swing does not always land on one side.
       for (const mode of rep % 2 ? [...MODES].reverse() : MODES) {
         help[mode].push(await runCli(mode, ["--help"], dir));
-        let spawnedAt = 0;
-        firstGenerate = null;
-        const run = await runCli(
-          mode,
-          [
-            "eval",
-            "reverse-text",
-            "-n",
-            "1",
-            "-r",
-            "1",
-            "--engine",
-            engine.url,
-            "--client.renderer",
-            "qwen3",
-            "-o",
-            join(dir, "out"),
-          ],
-          dir,
-          (t0, pid) => {
-            spawnedAt = t0;
-            childPid = pid;
-          },
-        );
-        if (firstGenerate === null) throw new Error(`${mode}: the eval never reached /generate`);
-        first[mode].push((firstGenerate as number) - spawnedAt);
-        firstCpu[mode].push(firstGenerateCpu);
+        const run = await firstRollout(mode, process.env);
+        first[mode].push(run.firstMs);
+        firstCpu[mode].push(run.firstCpuMs);
         evalCpu[mode].push(run.cpuMs);
         const wall = await runCli(
           mode,
@@ -150,6 +160,8 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
         );
         readme[mode].push(wall.wallMs / 1000);
       }
+      // The built CLI's first rollout again without the variable (Node's CA parse taken out).
+      if (extraCa) firstBuiltWithoutCa.push((await firstRollout("built", withoutExtraCa)).firstMs);
       floor.push(await runFloor(dir, process.env));
       if (extraCa) floorWithoutCa.push(await runFloor(dir, withoutExtraCa));
       note(
@@ -227,6 +239,15 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
         "the same without NODE_EXTRA_CA_CERTS (not parsed at start)",
       ),
     );
+  // Without the variable set, the main figure is already that measurement.
+  const withoutCa = extraCa ? firstBuiltWithoutCa : first.built;
+  figures.push({
+    name: "startup_first_rollout_ms_built_without_extra_ca",
+    value: median(withoutCa),
+    unit: "ms",
+    reps: withoutCa,
+    how: `${how("eval reverse-text -n 1 -r 1 --engine URL")}: spawn → first /generate, built, ${extraCa ? "NODE_EXTRA_CA_CERTS removed from the CLI's environment" : "NODE_EXTRA_CA_CERTS not set (equal to startup_first_rollout_ms_built)"}`,
+  });
   const ratio = (a: number[], b: number[]) => a.map((x, i) => x / b[i]!);
   const firstRatio = ratio(first.source, first.built);
   figures.push({
