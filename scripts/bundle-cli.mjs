@@ -18,6 +18,7 @@
  * outside (it registers loader hooks by its own file URLs; it is loaded for TypeScript tasksets).
  */
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { extname, join } from "node:path";
 import * as esbuild from "esbuild";
 
@@ -101,6 +102,125 @@ const rewrites = {
   },
 };
 
+/**
+ * Packages an eval of a built-in environment never loads, each in a file of its own next to
+ * main.cjs, required when first used: main.cjs is read, its code cache deserialized and its top
+ * level run (a closure per module wrapper) at every start, so each kilobyte in it costs every
+ * command. `specifier`: the bare import the sources use, resolved from packages/core (the chunk
+ * is built from it, and main.cjs requires `./<file>` in its place). Only packages that share no
+ * module instances with the rest of the CLI belong here (a chunk bundles its own copies of its
+ * dependencies); the MCP and ACP SDKs import zod, whose instances must be the CLI's, so they stay.
+ */
+export const CHUNKS = [
+  // The generic (chat-template) renderer; models with a native renderer never load it.
+  { specifier: "@huggingface/jinja", file: "jinja.cjs" },
+  // `envroll export --format parquet` only.
+  { specifier: "hyparquet-writer", file: "parquet-writer.cjs" },
+];
+
+/**
+ * zod's error-message locales: zod itself loads only `en` (by its own path); the others are
+ * reached only through `z.locales` (a taskset may set `z.config(z.locales.fr())`). The locale
+ * index becomes a CommonJS module of getters that require the locales chunk on first access, so
+ * `z.locales` keeps every name while main.cjs holds none of their ~300 KB. The build fails when
+ * the index no longer has the form read here.
+ */
+const ZOD_LOCALES = {
+  file: "zod-locales.cjs",
+  index: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
+};
+const LAZY = "envroll-lazy";
+
+function zodLocaleNames(indexPath) {
+  const text = readFileSync(indexPath, "utf8");
+  const names = [...text.matchAll(/^export \{ default as (\w+) \} from "\.\/[\w-]+\.js";$/gm)].map(
+    (m) => m[1],
+  );
+  const lines = text.split("\n").filter((l) => l.trim()).length;
+  if (names.length === 0 || names.length !== lines)
+    throw new Error(
+      `${indexPath}: not the list of \`export { default as xx } from "./xx.js"\` bundle-cli.mjs reads`,
+    );
+  return names;
+}
+
+/**
+ * A CommonJS module standing for a chunk in main.cjs: one getter per export, the first of which
+ * requires the chunk. The modules that import a chunk's package (the generic renderer's, which
+ * the renderer index imports) are evaluated on every eval; with getters the chunk loads only
+ * when one of its exports is first used.
+ */
+const lazyModule = (file, names) => `const names = ${JSON.stringify(names)};
+let chunk;
+for (const name of names)
+  Object.defineProperty(exports, name, { enumerable: true, get: () => (chunk ??= require("./${file}"))[name] });
+`;
+
+/** `exportsOf`: chunk file → its export names (see buildChunks). */
+const chunked = (exportsOf) => ({
+  name: "envroll-chunks",
+  setup(build) {
+    const bySpecifier = new Map(CHUNKS.map((c) => [c.specifier, c.file]));
+    build.onResolve({ filter: /^[@\w]/ }, (args) => {
+      const file = bySpecifier.get(args.path);
+      return file ? { path: file, namespace: LAZY } : undefined;
+    });
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      const path = join(args.resolveDir, args.path);
+      return ZOD_LOCALES.index.test(path) ? { path: ZOD_LOCALES.file, namespace: LAZY } : undefined;
+    });
+    build.onResolve({ filter: /^\.\/[\w-]+\.cjs$/, namespace: LAZY }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    build.onLoad({ filter: /.*/, namespace: LAZY }, (args) => ({
+      contents: lazyModule(args.path, exportsOf.get(args.path)),
+      loader: "js",
+    }));
+  },
+});
+
+/**
+ * Builds each chunk as a CommonJS bundle of its package (see CHUNKS, ZOD_LOCALES) and returns
+ * each one's export names, read by requiring it (the packages chunked have no side effects).
+ * The zod locales' names are checked against zod's own index.
+ */
+async function buildChunks(root, out) {
+  const core = createRequire(join(root, "packages/core/package.json"));
+  const localeIndex = core.resolve("zod/v4/locales/index.js");
+  const entries = [
+    ...CHUNKS.map((c) => ({ entry: c.specifier, file: c.file })),
+    { entry: localeIndex, file: ZOD_LOCALES.file },
+  ];
+  await Promise.all(
+    entries.map(({ entry, file }) =>
+      esbuild.build({
+        stdin: {
+          contents: `module.exports = require(${JSON.stringify(entry)});\n`,
+          resolveDir: join(root, "packages/core"),
+          loader: "js",
+        },
+        outfile: join(out, file),
+        bundle: true,
+        platform: "node",
+        target: "node20",
+        format: "cjs",
+        charset: "ascii",
+        minifyWhitespace: true,
+        minifySyntax: true,
+        legalComments: "eof",
+        logLevel: "warning",
+      }),
+    ),
+  );
+  const load = createRequire(join(out, "main.cjs"));
+  const exportsOf = new Map(entries.map(({ file }) => [file, Object.keys(load(`./${file}`))]));
+  const locales = zodLocaleNames(localeIndex).sort();
+  if ([...exportsOf.get(ZOD_LOCALES.file)].sort().join() !== locales.join())
+    throw new Error(`${ZOD_LOCALES.file} exports ${exportsOf.get(ZOD_LOCALES.file)}, zod's index ${locales}`);
+  return exportsOf;
+}
+
 const virtual = (root) => ({
   name: VIRTUAL,
   setup(build) {
@@ -117,7 +237,7 @@ const virtual = (root) => ({
   },
 });
 
-const common = (root) => ({
+const common = (root, exportsOf) => ({
   bundle: true,
   platform: "node",
   target: "node20",
@@ -127,13 +247,13 @@ const common = (root) => ({
   charset: "ascii",
   tsconfig: join(root, "tsconfig.json"),
   logLevel: "warning",
-  plugins: [virtual(root), rewrites],
+  plugins: [virtual(root), chunked(exportsOf), rewrites],
 });
 
 /** An ES module re-exporting `name` from the running bundle (export names read from an ESM build). */
-async function shim(root, name) {
+async function shim(root, name, exportsOf) {
   const r = await esbuild.build({
-    ...common(root),
+    ...common(root, exportsOf),
     entryPoints: [`${VIRTUAL}:${name}`],
     format: "esm",
     write: false,
@@ -185,8 +305,9 @@ export function unkeyWrappers(text) {
 /** `ENVROLL_BUNDLE_META=<file>` writes esbuild's metafile there (what the bundle holds). */
 export async function bundleCli(root, pkgDir) {
   const out = join(pkgDir, "dist");
+  const exportsOf = await buildChunks(root, out);
   const result = await esbuild.build({
-    ...common(root),
+    ...common(root, exportsOf),
     entryPoints: { main: `${VIRTUAL}:main` },
     outdir: out,
     outExtension: { ".js": ".cjs" },
@@ -221,6 +342,7 @@ export async function bundleCli(root, pkgDir) {
   const stray = [...bundle.matchAll(/(?<![.\w$])import\(/g)].length;
   // One is the banner's fallback (the bundle required without its loader may import()).
   if (stray !== 1) throw new Error(`main.cjs calls import() ${stray - 1} time(s) outside __envrollImport`);
-  for (const name of Object.keys(SHARED)) writeFileSync(join(out, SHARED[name]), await shim(root, name));
+  for (const name of Object.keys(SHARED))
+    writeFileSync(join(out, SHARED[name]), await shim(root, name, exportsOf));
   copyFileSync(join(root, "scripts", "cli-bundle-loader.mjs"), join(out, "main.js"));
 }

@@ -49,6 +49,13 @@ test("an eval from the bundle loads no core, engine, zod, undici or commander fi
     /\/packages\/(core|engine)\/(src|dist)\/|\/node_modules\/(zod|undici|commander)\//.test(u),
   );
   assert.deepEqual(own, [], "modules loaded from outside the bundle");
+  // Nor any of the chunks kept out of main.cjs (scripts/bundle-cli.mjs CHUNKS): an eval of a
+  // built-in environment with a native renderer uses none of them.
+  assert.deepEqual(
+    loaded.filter((u) => /\/packages\/cli\/dist\/(?!main\.cjs$)[^/]+\.cjs$/.test(u)),
+    [],
+    "chunks loaded by an eval",
+  );
   // The reverse-text dataset and the tokenizer's data came from the core's data/ folder.
   const traces = readFileSync(join(onlyRunDir(join(dir, "outputs")), "traces.jsonl"), "utf8")
     .trim()
@@ -92,4 +99,44 @@ export default defineTaskset({
     errors.map((e: { type: string; message: string }) => [e.type, e.message]),
     [["TaskError", "the taskset's own message"]],
   );
+});
+
+test("zod's locales, kept out of main.cjs, are all still there for a taskset's z.locales", (t) => {
+  ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), "envroll-bundle-locales-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, "node_modules"));
+  symlinkSync(join(ROOT, "packages", "core"), join(dir, "node_modules", "envroll"), "dir");
+  symlinkSync(join(ROOT, "node_modules", "zod"), join(dir, "node_modules", "zod"), "dir");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  // The reward reports what the taskset saw, as a TaskError (the eval's trace keeps its message).
+  writeFileSync(
+    join(dir, "index.js"),
+    `import { defineTaskset, TaskError } from "envroll";
+import { z } from "zod";
+export default defineTaskset({
+  id: "locales",
+  load: () => [{ idx: 0, prompt: "hi" }],
+  rewards: [{ name: "r", weight: 1, fn: () => {
+    z.config(z.locales.fr());
+    const issue = z.string().safeParse(1).error.issues[0].message;
+    throw new TaskError(Object.keys(z.locales).length + " " + issue);
+  } }],
+});
+`,
+  );
+  const r = spawnSync(process.execPath, [MAIN, "eval", "./index.js", "-n", "1", "-r", "1", "-o", "out"], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 180_000,
+  });
+  assert.notEqual(r.status, 0);
+  const [trace] = readFileSync(join(onlyRunDir(join(dir, "out")), "traces.jsonl"), "utf8")
+    .trim()
+    .split("\n");
+  const [error] = JSON.parse(trace!).errors as { message: string }[];
+  const [count, ...message] = error!.message.split(" ");
+  assert.ok(Number(count) >= 40, `z.locales has ${count} locales`);
+  // French, from the locales chunk, not zod's English default.
+  assert.match(message.join(" "), /^Entr\u00e9e invalide/);
 });
