@@ -31,8 +31,8 @@
  *  - the groups are packed and started by measured cost (test/costs.txt, written by
  *    `node scripts/test-times.mjs --costs`), the costliest first, so no long one starts last
  *    and runs alone at the end; a file not listed there counts as average;
- *  - the node side runs at nice 5 (ENVROLL_TEST_NODE_NICE), so pytest, the longer chain, gets
- *    the cores when both want them (pytest ended at 270 s instead of 400 s, the node side at
+ *  - the node side runs at nice 5 (ENVROLL_TEST_NODE_NICE), so pytest, whose work is a few
+ *    serial chains, gets the cores when both want them (pytest ended at 270 s instead of 400 s, the node side at
  *    322 s instead of 349 s; one run each on a shared machine, load ~8 before, 2 to 8 after);
  *  - pytest runs on two xdist workers (whole files per worker, --dist loadgroup with the repo's
  *    conftest.py), so its engine-bound tests are no longer one serial chain that outlasts the
@@ -131,9 +131,10 @@ if (sides.includes("--node") && nodeFiles.length > 0) {
   if (build.status !== 0) process.exit(build.status ?? 1);
   await warm(typeScriptSources(["packages", "test"]));
   const concurrency = process.env.ENVROLL_TEST_CONCURRENCY ?? String(availableParallelism() + 2);
-  // pytest is the longer chain (engines and services one after another on two workers) and the
-  // node side has more processes to share the CPU among, so the node side runs a few nice levels
-  // down: pytest gets the cores when both want them, and the node side takes what pytest leaves.
+  // pytest's work is a few serial chains (engines and services one after another on two
+  // workers); the node side has more processes to share the CPU among. So the node side runs a
+  // few nice levels down: pytest gets the cores when both want them and ends early, and the node
+  // side keeps both cores busy after it.
   const nice = process.env.ENVROLL_TEST_NODE_NICE ?? (slow ? "0" : "5");
   jobs.unshift({
     name: "node",
