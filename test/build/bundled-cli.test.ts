@@ -64,16 +64,41 @@ test("an eval from the bundle loads no core, engine, zod, undici or commander fi
   for (const line of traces) assert.deepEqual(JSON.parse(line).errors, []);
 });
 
-test("a taskset module importing envroll shares the bundle's library (its TaskError is envroll's)", (t) => {
+/**
+ * Evaluates `source` as a taskset package from a temp folder, as `npm install envroll` makes it
+ * (node_modules/envroll is the core; `links` adds more packages from the repo's node_modules), and
+ * returns the errors of its one trace. The tasksets here fail their reward on purpose, so the
+ * eval must exit non-zero.
+ */
+function evalTasksetModule(
+  t: { after: (fn: () => void) => void },
+  source: string,
+  links: string[] = [],
+): { type: string; message: string }[] {
   ensureBuilt();
-  const dir = mkdtempSync(join(tmpdir(), "envroll-bundle-share-"));
+  const dir = mkdtempSync(join(tmpdir(), "envroll-bundle-taskset-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  // A taskset package as `npm install envroll` makes it: node_modules/envroll is the core.
   mkdirSync(join(dir, "node_modules"));
   symlinkSync(join(ROOT, "packages", "core"), join(dir, "node_modules", "envroll"), "dir");
+  for (const name of links)
+    symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-  writeFileSync(
-    join(dir, "index.js"),
+  writeFileSync(join(dir, "index.js"), source);
+  const r = spawnSync(process.execPath, [MAIN, "eval", "./index.js", "-n", "1", "-r", "1", "-o", "out"], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 180_000,
+  });
+  assert.notEqual(r.status, 0, "every rollout errored, so the eval fails");
+  const [trace] = readFileSync(join(onlyRunDir(join(dir, "out")), "traces.jsonl"), "utf8")
+    .trim()
+    .split("\n");
+  return JSON.parse(trace!).errors;
+}
+
+test("a taskset module importing envroll shares the bundle's library (its TaskError is envroll's)", (t) => {
+  const errors = evalTasksetModule(
+    t,
     `import { defineTaskset, TaskError } from "envroll";
 export default defineTaskset({
   id: "shared",
@@ -82,36 +107,18 @@ export default defineTaskset({
 });
 `,
   );
-  const r = spawnSync(process.execPath, [MAIN, "eval", "./index.js", "-n", "1", "-r", "1", "-o", "out"], {
-    cwd: dir,
-    encoding: "utf8",
-    timeout: 180_000,
-  });
-  // Every rollout errored (the reward throws), so the eval fails, and says why.
-  assert.notEqual(r.status, 0);
-  const [trace] = readFileSync(join(onlyRunDir(join(dir, "out")), "traces.jsonl"), "utf8")
-    .trim()
-    .split("\n");
-  const errors = JSON.parse(trace!).errors;
   // Scoring passes a TaskError through as it is and wraps anything else ("reward r failed: …"):
   // a second copy of the library would make the taskset's TaskError "anything else".
   assert.deepEqual(
-    errors.map((e: { type: string; message: string }) => [e.type, e.message]),
+    errors.map((e) => [e.type, e.message]),
     [["TaskError", "the taskset's own message"]],
   );
 });
 
 test("zod's locales, kept out of main.cjs, are all still there for a taskset's z.locales", (t) => {
-  ensureBuilt();
-  const dir = mkdtempSync(join(tmpdir(), "envroll-bundle-locales-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "node_modules"));
-  symlinkSync(join(ROOT, "packages", "core"), join(dir, "node_modules", "envroll"), "dir");
-  symlinkSync(join(ROOT, "node_modules", "zod"), join(dir, "node_modules", "zod"), "dir");
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
   // The reward reports what the taskset saw, as a TaskError (the eval's trace keeps its message).
-  writeFileSync(
-    join(dir, "index.js"),
+  const [error] = evalTasksetModule(
+    t,
     `import { defineTaskset, TaskError } from "envroll";
 import { z } from "zod";
 export default defineTaskset({
@@ -124,17 +131,8 @@ export default defineTaskset({
   } }],
 });
 `,
+    ["zod"],
   );
-  const r = spawnSync(process.execPath, [MAIN, "eval", "./index.js", "-n", "1", "-r", "1", "-o", "out"], {
-    cwd: dir,
-    encoding: "utf8",
-    timeout: 180_000,
-  });
-  assert.notEqual(r.status, 0);
-  const [trace] = readFileSync(join(onlyRunDir(join(dir, "out")), "traces.jsonl"), "utf8")
-    .trim()
-    .split("\n");
-  const [error] = JSON.parse(trace!).errors as { message: string }[];
   const [count, ...message] = error!.message.split(" ");
   assert.ok(Number(count) >= 40, `z.locales has ${count} locales`);
   // French, from the locales chunk, not zod's English default.
