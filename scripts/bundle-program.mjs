@@ -18,6 +18,7 @@ import { mkdirSync, renameSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+import { OPTIONS } from "./ts-loader/cache.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const [entry, ...rest] = process.argv.slice(2);
@@ -37,8 +38,8 @@ await esbuild.build({
   platform: "node",
   format: "esm",
   target: "node20",
-  // As tsconfig.json (and scripts/ts-loader): ES2022 class fields, imports kept as written.
-  tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, useDefineForClassFields: true } },
+  // The suite's loader's TypeScript settings (as tsconfig.json), so the bundle runs the same code.
+  tsconfigRaw: OPTIONS.tsconfigRaw,
   logLevel: "error",
 });
 renameSync(tmp, out);

@@ -12,6 +12,7 @@ import type { InterceptionServer, Registration } from "../interception/server.ts
 import type { RolloutSession } from "../interception/session.ts";
 import type { Runtime } from "../runtimes/runtime.ts";
 import type { HandlerContext, Taskset, ToolDefinition, UserSimulator } from "../task.ts";
+import { isThenable } from "../thenable.ts";
 import type { Message, TaskData } from "../types.ts";
 import { attachRollout, type RolloutAttachments } from "./attach.ts";
 import type { RolloutEndpoint } from "./endpoint.ts";
@@ -19,7 +20,7 @@ import { openServer, type StateChannel } from "./launch.ts";
 import { mcpOn } from "./mount.ts";
 import { openToolbox } from "./open.ts";
 import type { ToolProvider } from "./provider.ts";
-import { RolloutToolbox } from "./toolbox.ts";
+import type { RolloutToolbox } from "./toolbox.ts";
 import { type McpUser, mcpUser } from "./user.ts";
 
 export interface WiringOptions<D extends TaskData> {
@@ -123,7 +124,7 @@ export class RolloutWiring<D extends TaskData> {
         session.error ??= e;
       },
     });
-    return opened instanceof RolloutToolbox ? this.opened(opened) : opened.then((t) => this.opened(t));
+    return isThenable<RolloutToolbox>(opened) ? opened.then((t) => this.opened(t)) : this.opened(opened);
   }
 
   private opened(toolbox: RolloutToolbox): RolloutToolbox {

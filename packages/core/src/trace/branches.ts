@@ -9,7 +9,7 @@
  */
 
 import { doubleZeros, falses, nulls, zeros } from "../packed-arrays.ts";
-import type { GraphNode, MessageGraph } from "./graph.ts";
+import { type GraphNode, type MessageGraph, nodePath } from "./graph.ts";
 import type { BranchRecord } from "./record.ts";
 
 /** `owned`: sampled nodes an earlier branch already trains on (updated with this branch's). */
@@ -18,9 +18,7 @@ export function branchRecord(graph: MessageGraph, leaf: number, owned?: Set<numb
 }
 
 function branchOf(nodes: readonly GraphNode[], leaf: number, owned?: Set<number>): BranchRecord {
-  const path: number[] = [];
-  for (let i: number | null = leaf; i !== null; i = nodes[i]!.parent) path.push(i);
-  path.reverse();
+  const path = nodePath(nodes, leaf);
   let total = 0;
   for (const i of path) total += nodes[i]!.tokenIds?.length ?? 0;
   // Sized once and packed: branches are built for every finished trace and then serialized.

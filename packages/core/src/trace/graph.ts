@@ -315,9 +315,7 @@ export class MessageGraph {
 
   /** Node indices from the root down to `leaf` (empty for null). */
   path(leaf: number | null): number[] {
-    const out: number[] = [];
-    for (let i = leaf; i !== null; i = this.nodes[i]!.parent) out.push(i);
-    return out.reverse();
+    return nodePath(this.nodes, leaf);
   }
 
   leaves(): number[] {
@@ -325,4 +323,11 @@ export class MessageGraph {
     for (let i = 0; i < this.nodes.length; i++) if (this.newestChild[i]! < 0) out.push(i);
     return out;
   }
+}
+
+/** Indices of `nodes` from the root down to `leaf` (empty for null). */
+export function nodePath(nodes: readonly GraphNode[], leaf: number | null): number[] {
+  const out: number[] = [];
+  for (let i = leaf; i !== null; i = nodes[i]!.parent) out.push(i);
+  return out.reverse();
 }
