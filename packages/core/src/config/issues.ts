@@ -23,13 +23,14 @@ function show(v: unknown): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-/** Inner schema of wrappers (default/optional/nullable/pipe) so object shapes can be read. */
+/** Inner schema of wrappers (default/optional/nullable/pipe/lazy) so object shapes can be read. */
 function unwrap(s: any): any {
   for (let i = 0; i < 10 && s; i++) {
     const def = s._zod?.def;
     if (!def) return s;
     if (def.innerType) s = def.innerType;
     else if (def.type === "pipe") s = def.in;
+    else if (def.type === "lazy") s = def.getter();
     else return s;
   }
   return s;

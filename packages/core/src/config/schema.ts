@@ -5,21 +5,45 @@
  * Built-in defaults live here; taskset defaults and the TOML are merged over them by `load.ts`.
  */
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema.ts";
 import { AcpSchema } from "./acp-schema.ts";
 import { McpServerSpecSchema } from "./mcp-spec.ts";
 
 const wholeMsg = (min: number) => `expected a whole number ≥ ${min}`;
 export const whole = (min: number) => z.int({ error: wholeMsg(min) }).min(min, { error: wholeMsg(min) });
 const optionalWhole = (min: number) => whole(min).nullable().default(null);
-const seconds = z
-  .number({ error: "expected a number of seconds > 0 or null" })
-  .positive({ error: "expected a number of seconds > 0 or null" })
-  .nullable()
-  .default(null);
-const names = z.array(z.string({ error: "expected a string" }), { error: "expected an array of strings" });
-export const headers = z.record(z.string(), z.string({ error: "expected a string" }), {
-  error: "expected a table of strings",
-});
+const seconds = lazySchema(() =>
+  z
+    .number({ error: "expected a number of seconds > 0 or null" })
+    .positive({ error: "expected a number of seconds > 0 or null" })
+    .nullable()
+    .default(null),
+);
+const names = lazySchema(() =>
+  z.array(z.string({ error: "expected a string" }), { error: "expected an array of strings" }),
+);
+export const headers = lazySchema(() =>
+  z.record(z.string(), z.string({ error: "expected a string" }), {
+    error: "expected a table of strings",
+  }),
+);
+
+/**
+ * A table most configs leave out, built only when one has it: the schemas here are built on
+ * first use (lazy-schema.ts), and a parent that composed the table's schema directly would
+ * build it with itself. The wrapper adds nothing to validation: same output, issues and paths.
+ */
+const onUse = <T extends z.ZodType>(schema: T) => z.lazy(() => schema);
+/**
+ * `onUse(table).optional()`. zod's optional asks its inner type whether it is "defaulted", which
+ * would resolve the deferral when the parent object sorts its keys; for a table (an object
+ * schema, never defaulted) the answer is known without building it.
+ */
+const optionalOnUse = <T extends z.ZodType>(table: T) => {
+  const deferred = onUse(table);
+  Object.defineProperty(deferred._zod, "optin", { value: undefined, configurable: true, writable: true });
+  return deferred.optional();
+};
 
 /**
  * A Verifiers key envroll does not implement: accepted by name so the error says so, rather
@@ -40,88 +64,108 @@ export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
  * so the validator (loaders/judges.ts) checks them against `JudgeCommonSchema` and the judge's
  * own schema once the judge is known, and `EnvConfig` carries the result (`JudgeConfig`).
  */
-export const JudgeConfigSchema = z.record(z.string(), z.unknown(), { error: "expected a table" });
+export const JudgeConfigSchema = lazySchema(() =>
+  z.record(z.string(), z.unknown(), { error: "expected a table" }),
+);
 
 /**
  * `[taskset.task]`: judges, plus the keys a taskset declares (`taskConfigKeys`, e.g. a Python V1
  * taskset's TaskConfig fields), which the validator checks once the taskset is known.
  */
-export const TaskConfigSchema = z.looseObject({
-  judges: z.array(JudgeConfigSchema).default([]),
-});
+export const TaskConfigSchema = lazySchema(() =>
+  z.looseObject({
+    judges: z.array(JudgeConfigSchema).default([]),
+  }),
+);
 
 /**
  * `[python]`: the interpreter that hosts Python Verifiers V1 tasksets (default
  * $ENVROLL_TASKSET_PYTHON, else the first `python3` on PATH) and folders put first on its
  * sys.path (local environment modules).
  */
-export const PythonSchema = z.strictObject({
-  executable: z.string().min(1).nullable().default(null),
-  path: names.default([]),
-});
+export const PythonSchema = lazySchema(() =>
+  z.strictObject({
+    executable: z.string().min(1).nullable().default(null),
+    path: names.default([]),
+  }),
+);
 
 /** `id` and `task`; the taskset's own fields are validated by its `configSchema`. */
-export const TasksetBaseSchema = z.looseObject({
-  id: z.string({ error: "required: name a taskset" }).min(1, { error: "required: name a taskset" }),
-  task: TaskConfigSchema.default({ judges: [] }),
-});
+export const TasksetBaseSchema = lazySchema(() =>
+  z.looseObject({
+    id: z.string({ error: "required: name a taskset" }).min(1, { error: "required: name a taskset" }),
+    task: onUse(TaskConfigSchema).default({ judges: [] }),
+  }),
+);
 
-export const SubprocessRuntimeSchema = z.strictObject({
-  type: z.literal("subprocess"),
-  output_limit_bytes: whole(1).optional(),
-});
+export const SubprocessRuntimeSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal("subprocess"),
+    output_limit_bytes: whole(1).optional(),
+  }),
+);
 /** The default: the sandbox for a harness that gives the model a shell (see runtimes/auto.ts). */
-export const AutoRuntimeSchema = z.strictObject({
-  type: z.literal("auto"),
-  /** Host paths shown read-only when auto picks the sandbox (what an agent program needs besides its files). */
-  ro_bind: z.array(z.string()).optional(),
-});
+export const AutoRuntimeSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal("auto"),
+    /** Host paths shown read-only when auto picks the sandbox (what an agent program needs besides its files). */
+    ro_bind: z.array(z.string()).optional(),
+  }),
+);
 /**
  * Other runtime types (sandbox, …) own their options, so only the subprocess and auto runtimes
  * are checked strictly here; a refinement rather than a union keeps the error about the key,
  * not the union.
  */
-export const RuntimeSchema = z.looseObject({ type: z.string().default("auto") }).superRefine((r, ctx) => {
-  const own =
-    r.type === "subprocess" ? SubprocessRuntimeSchema : r.type === "auto" ? AutoRuntimeSchema : null;
-  if (own === null) return;
-  const res = own.safeParse(r);
-  if (!res.success) for (const issue of res.error.issues) ctx.addIssue({ ...(issue as any) });
-});
+export const RuntimeSchema = lazySchema(() =>
+  z.looseObject({ type: z.string().default("auto") }).superRefine((r, ctx) => {
+    const own =
+      r.type === "subprocess" ? SubprocessRuntimeSchema : r.type === "auto" ? AutoRuntimeSchema : null;
+    if (own === null) return;
+    const res = own.safeParse(r);
+    if (!res.success) for (const issue of res.error.issues) ctx.addIssue({ ...(issue as any) });
+  }),
+);
 
-export const HarnessSchema = z
-  .strictObject({
-    id: z.string().min(1).default("default"),
-    runtime: RuntimeSchema.default({ type: "auto" }),
-    env: headers.default({}),
-    forward_env: names.default([]),
-    disabled_tools: names.nullable().default(null),
-    command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
-    acp: AcpSchema.optional(),
-    /** Hosted tools a program offers (Responses `web_search`, …): left out and listed on the trace, or refused. */
-    hosted_tools: z.enum(["drop", "refuse"]).optional(),
-  })
-  .refine((h) => h.id !== "command" || h.command !== undefined, {
-    error: 'required when harness.id = "command"',
-    path: ["command"],
-  })
-  .refine((h) => h.id !== "acp" || h.acp?.command !== undefined, {
-    error: 'required when harness.id = "acp"',
-    path: ["acp", "command"],
-  });
+export const HarnessSchema = lazySchema(() =>
+  z
+    .strictObject({
+      id: z.string().min(1).default("default"),
+      runtime: onUse(RuntimeSchema).default({ type: "auto" }),
+      env: headers.default({}),
+      forward_env: names.default([]),
+      disabled_tools: names.nullable().default(null),
+      command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
+      acp: optionalOnUse(AcpSchema),
+      /** Hosted tools a program offers (Responses `web_search`, …): left out and listed on the trace, or refused. */
+      hosted_tools: z.enum(["drop", "refuse"]).optional(),
+    })
+    .refine((h) => h.id !== "command" || h.command !== undefined, {
+      error: 'required when harness.id = "command"',
+      path: ["command"],
+    })
+    .refine((h) => h.id !== "acp" || h.acp?.command !== undefined, {
+      error: 'required when harness.id = "acp"',
+      path: ["acp", "command"],
+    }),
+);
 
-export const TimeoutSchema = z.strictObject({
-  setup: seconds,
-  rollout: seconds,
-  finalize: seconds,
-  scoring: seconds,
-});
+export const TimeoutSchema = lazySchema(() =>
+  z.strictObject({
+    setup: seconds,
+    rollout: seconds,
+    finalize: seconds,
+    scoring: seconds,
+  }),
+);
 
-export const RolloutRetrySchema = z.strictObject({
-  max_retries: whole(0).default(0),
-  include: names.default([]),
-  exclude: names.default([]),
-});
+export const RolloutRetrySchema = lazySchema(() =>
+  z.strictObject({
+    max_retries: whole(0).default(0),
+    include: names.default([]),
+    exclude: names.default([]),
+  }),
+);
 
 /**
  * What a group does with members whose final attempt failed (after `retries.rollout`), the same
@@ -130,21 +174,29 @@ export const RolloutRetrySchema = z.strictObject({
  * toward the episodes that did not fail (often the short, easy ones), while dropping the group
  * only skips that task for the step.
  */
-export const GroupFailureSchema = z.strictObject({
-  policy: z.enum(["retry", "shrink", "drop-group", "retry-group"]).default("drop-group"),
-  /** Re-runs for `retry` (per failed member) and `retry-group` (whole group). */
-  max_retries: whole(0).default(2),
-  /** What `retry` and `retry-group` do once their re-runs are spent. */
-  fallback: z.enum(["shrink", "drop-group"]).default("drop-group"),
-});
+export const GroupFailureSchema = lazySchema(() =>
+  z.strictObject({
+    policy: z.enum(["retry", "shrink", "drop-group", "retry-group"]).default("drop-group"),
+    /** Re-runs for `retry` (per failed member) and `retry-group` (whole group). */
+    max_retries: whole(0).default(2),
+    /** What `retry` and `retry-group` do once their re-runs are spent. */
+    fallback: z.enum(["shrink", "drop-group"]).default("drop-group"),
+  }),
+);
 
-export const RetriesSchema = z.strictObject({
-  rollout: RolloutRetrySchema.default({ max_retries: 0, include: [], exclude: [] }),
-  group: GroupFailureSchema.default({ policy: "drop-group", max_retries: 2, fallback: "drop-group" }),
-});
+export const RetriesSchema = lazySchema(() =>
+  z.strictObject({
+    rollout: onUse(RolloutRetrySchema).default({ max_retries: 0, include: [], exclude: [] }),
+    group: onUse(GroupFailureSchema).default({
+      policy: "drop-group",
+      max_retries: 2,
+      fallback: "drop-group",
+    }),
+  }),
+);
 
 /** An http(s) URL, checked at load so a typo names `client.base_url` instead of failing later as "Invalid URL". */
-export const httpUrl = z.url({ protocol: /^https?$/ });
+export const httpUrl = lazySchema(() => z.url({ protocol: /^https?$/ }));
 
 /**
  * eval's stall deadline: one /generate attempt that runs past `base + max_new_tokens × per_token`
@@ -155,66 +207,76 @@ export const httpUrl = z.url({ protocol: /^https?$/ });
  */
 export const DEFAULT_DEADLINE: Readonly<{ base: number; per_token: number }> = { base: 30, per_token: 0.05 };
 
-export const DeadlineSchema = z.strictObject({
-  base: z
-    .number({ error: "expected a number of seconds > 0" })
-    .positive({ error: "expected a number of seconds > 0" })
-    .default(DEFAULT_DEADLINE.base),
-  per_token: z
-    .number({ error: "expected a number of seconds ≥ 0" })
-    .min(0, { error: "expected a number of seconds ≥ 0" })
-    .default(DEFAULT_DEADLINE.per_token),
-});
+export const DeadlineSchema = lazySchema(() =>
+  z.strictObject({
+    base: z
+      .number({ error: "expected a number of seconds > 0" })
+      .positive({ error: "expected a number of seconds > 0" })
+      .default(DEFAULT_DEADLINE.base),
+    per_token: z
+      .number({ error: "expected a number of seconds ≥ 0" })
+      .min(0, { error: "expected a number of seconds ≥ 0" })
+      .default(DEFAULT_DEADLINE.per_token),
+  }),
+);
 
-export const EvalClientSchema = z.strictObject({
-  type: z.literal("eval"),
-  base_url: httpUrl.default(DEFAULT_BASE_URL),
-  api_key_var: z.string().nullable().default("PRIME_API_KEY"),
-  headers: headers.default({}),
-  /** A fixed per-request limit; when set it replaces `deadline`. */
-  timeout: seconds,
-  /**
-   * Per-attempt stall deadline, `base + max_tokens × per_token` seconds (32,768 tokens when the
-   * request names no max_tokens): a provider that hangs is cut and asked again instead of holding
-   * the rollout forever (Verifiers' EvalClient has no limit at all).
-   */
-  deadline: DeadlineSchema.default(() => ({ ...DEFAULT_DEADLINE })),
-});
+export const EvalClientSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal("eval"),
+    base_url: httpUrl.default(DEFAULT_BASE_URL),
+    api_key_var: z.string().nullable().default("PRIME_API_KEY"),
+    headers: headers.default({}),
+    /** A fixed per-request limit; when set it replaces `deadline`. */
+    timeout: seconds,
+    /**
+     * Per-attempt stall deadline, `base + max_tokens × per_token` seconds (32,768 tokens when the
+     * request names no max_tokens): a provider that hangs is cut and asked again instead of holding
+     * the rollout forever (Verifiers' EvalClient has no limit at all).
+     */
+    deadline: onUse(DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
+  }),
+);
 
 /** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
-export const TrainClientSchema = z.strictObject({
-  type: z.literal("train"),
-  base_url: httpUrl.default("http://127.0.0.1:30000"),
-  api_key_var: z.string().nullable().default(null),
-  headers: headers.default({}),
-  renderer: z
-    .union([z.string(), z.record(z.string(), z.unknown())])
-    .nullable()
-    .default(null),
-  renderer_model_name: z.string().nullable().default(null),
-  pool_size: refused("one TrainClient keeps one HTTP connection pool per engine"),
-  /** A fixed per-request limit; when set it replaces `deadline`. */
-  timeout: seconds,
-  /** Per-request stall deadline, scaled by each request's token budget (`timeout` replaces it). */
-  deadline: DeadlineSchema.default(() => ({ ...DEFAULT_DEADLINE })),
-  max_retries: whole(0).optional(),
-  routing_key_header: z.string().optional(),
-  lora: z.string().nullable().optional(),
-  max_context_tokens: whole(1).nullable().optional(),
-});
+export const TrainClientSchema = lazySchema(() =>
+  z.strictObject({
+    type: z.literal("train"),
+    base_url: httpUrl.default("http://127.0.0.1:30000"),
+    api_key_var: z.string().nullable().default(null),
+    headers: headers.default({}),
+    renderer: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .nullable()
+      .default(null),
+    renderer_model_name: z.string().nullable().default(null),
+    pool_size: refused("one TrainClient keeps one HTTP connection pool per engine"),
+    /** A fixed per-request limit; when set it replaces `deadline`. */
+    timeout: seconds,
+    /** Per-request stall deadline, scaled by each request's token budget (`timeout` replaces it). */
+    deadline: onUse(DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
+    max_retries: whole(0).optional(),
+    routing_key_header: z.string().optional(),
+    lora: z.string().nullable().optional(),
+    max_context_tokens: whole(1).nullable().optional(),
+  }),
+);
 
-export const ClientSchema = z.discriminatedUnion("type", [EvalClientSchema, TrainClientSchema]);
+export const ClientSchema = lazySchema(() =>
+  z.discriminatedUnion("type", [EvalClientSchema, TrainClientSchema]),
+);
 
-export const SamplingSchema = z.looseObject({
-  temperature: z.number().min(0).optional(),
-  top_p: z.number().gt(0).max(1).optional(),
-  top_k: z.int().optional(),
-  min_p: z.number().min(0).max(1).optional(),
-  max_tokens: whole(1).optional(),
-  seed: z.int().optional(),
-  stop: names.optional(),
-  reasoning_effort: z.string().optional(),
-});
+export const SamplingSchema = lazySchema(() =>
+  z.looseObject({
+    temperature: z.number().min(0).optional(),
+    top_p: z.number().gt(0).max(1).optional(),
+    top_k: z.int().optional(),
+    min_p: z.number().min(0).max(1).optional(),
+    max_tokens: whole(1).optional(),
+    seed: z.int().optional(),
+    stop: names.optional(),
+    reasoning_effort: z.string().optional(),
+  }),
+);
 
 export const DEFAULT_JUDGE_MODEL = "openai/gpt-5.4-nano";
 
@@ -227,28 +289,32 @@ const judgeIdMessage = 'required: a judge id ("reference", "rubric" or a path to
  * by its definition's `configSchema`.
  */
 const judgeCommonShape = {
-  id: z.string({ error: judgeIdMessage }).min(1, { error: judgeIdMessage }),
-  name: z.string().default(""),
-  weight: z.number({ error: "expected a finite number" }).default(1),
-  model: z.string().min(1, { error: "expected a non-empty model name" }).default(DEFAULT_JUDGE_MODEL),
-  sampling: SamplingSchema.default({}),
+  id: () => z.string({ error: judgeIdMessage }).min(1, { error: judgeIdMessage }),
+  name: () => z.string().default(""),
+  weight: () => z.number({ error: "expected a finite number" }).default(1),
+  model: () => z.string().min(1, { error: "expected a non-empty model name" }).default(DEFAULT_JUDGE_MODEL),
+  sampling: () => SamplingSchema.default({}),
   /** An inline template. */
-  prompt: z.string().nullable().default(null),
+  prompt: () => z.string().nullable().default(null),
   /** A template file (mutually exclusive with `prompt`). */
-  prompt_file: z.string().nullable().default(null),
-  base_url: httpUrl.default(DEFAULT_BASE_URL),
-  api_key_var: z.string().nullable().default("PRIME_API_KEY"),
-  headers: headers.default({}),
+  prompt_file: () => z.string().nullable().default(null),
+  base_url: () => httpUrl.default(DEFAULT_BASE_URL),
+  api_key_var: () => z.string().nullable().default("PRIME_API_KEY"),
+  headers: () => headers.default({}),
 };
 
 export const COMMON_JUDGE_KEYS: readonly string[] = Object.keys(judgeCommonShape);
 
-export const JudgeCommonSchema = z
-  .strictObject(judgeCommonShape)
-  .refine((j) => j.prompt === null || j.prompt_file === null, {
+type Built<S extends Record<string, () => z.ZodType>> = { [K in keyof S]: ReturnType<S[K]> };
+const buildShape = <S extends Record<string, () => z.ZodType>>(shape: S): Built<S> =>
+  Object.fromEntries(Object.entries(shape).map(([k, build]) => [k, build()])) as Built<S>;
+
+export const JudgeCommonSchema = lazySchema(() =>
+  z.strictObject(buildShape(judgeCommonShape)).refine((j) => j.prompt === null || j.prompt_file === null, {
     error: "give prompt or prompt_file, not both",
     path: ["prompt_file"],
-  });
+  }),
+);
 
 /** A validated judge entry: the common keys plus the judge's own (already validated) keys. */
 export type JudgeConfig = z.output<typeof JudgeCommonSchema> & Record<string, unknown>;
@@ -257,88 +323,94 @@ export type JudgeConfig = z.output<typeof JudgeCommonSchema> & Record<string, un
  * Episodes kept alive across weight updates (training): what the trainer gets for an episode
  * whose turns came from several weight versions, and how stale an episode may be.
  */
-export const PartialRolloutSchema = z.strictObject({
-  /** keep: every turn trains; mask: only the newest version's turns keep their loss mask; drop: remove_sample. */
-  mixed_versions: z.enum(["keep", "mask", "drop"]).default("keep"),
-  /** Versions an episode's oldest turn may lag the trainer's; null = unbounded. */
-  max_staleness: optionalWhole(0),
-  /** A group holding an episode over max_staleness is dropped, or dropped and its task run again. */
-  over_staleness: z.enum(["drop", "rerun"]).default("drop"),
-});
+export const PartialRolloutSchema = lazySchema(() =>
+  z.strictObject({
+    /** keep: every turn trains; mask: only the newest version's turns keep their loss mask; drop: remove_sample. */
+    mixed_versions: z.enum(["keep", "mask", "drop"]).default("keep"),
+    /** Versions an episode's oldest turn may lag the trainer's; null = unbounded. */
+    max_staleness: optionalWhole(0),
+    /** A group holding an episode over max_staleness is dropped, or dropped and its task run again. */
+    over_staleness: z.enum(["drop", "rerun"]).default("drop"),
+  }),
+);
 export const PARTIAL_ROLLOUT_DEFAULTS = {
   mixed_versions: "keep",
   max_staleness: null,
   over_staleness: "drop",
 } as const;
 
-export const EnvConfigSchema = z.strictObject({
-  taskset: TasksetBaseSchema,
-  harness: HarnessSchema.default({
-    id: "default",
-    runtime: { type: "auto" },
-    env: {},
-    forward_env: [],
-    disabled_tools: null,
+export const EnvConfigSchema = lazySchema(() =>
+  z.strictObject({
+    taskset: TasksetBaseSchema,
+    harness: onUse(HarnessSchema).default({
+      id: "default",
+      runtime: { type: "auto" },
+      env: {},
+      forward_env: [],
+      disabled_tools: null,
+    }),
+    timeout: onUse(TimeoutSchema).default({ setup: null, rollout: null, finalize: null, scoring: null }),
+    retries: onUse(RetriesSchema).default({
+      rollout: { max_retries: 0, include: [], exclude: [] },
+      group: { policy: "drop-group", max_retries: 2, fallback: "drop-group" },
+    }),
+    python: onUse(PythonSchema).default({ executable: null, path: [] }),
+    /** MCP servers offered as toolsets beside the taskset's own (see config/mcp-spec.ts). */
+    toolsets: z.array(onUse(McpServerSpecSchema)).default([]),
+    max_turns: optionalWhole(1),
+    max_input_tokens: optionalWhole(1),
+    max_output_tokens: optionalWhole(1),
+    max_total_tokens: optionalWhole(1),
+    multiplex: refused("rollouts share one interception server; max_concurrent bounds them"),
+    // An empty name would only fail at the provider, per request, as an opaque 4xx.
+    model: z.string().min(1, "expected a non-empty model name").default("deepseek/deepseek-v4-flash"),
+    client: onUse(ClientSchema).default({
+      type: "eval",
+      base_url: DEFAULT_BASE_URL,
+      api_key_var: "PRIME_API_KEY",
+      headers: {},
+      timeout: null,
+      deadline: { ...DEFAULT_DEADLINE },
+    }),
+    sampling: SamplingSchema.default({}),
+    partial_rollout: onUse(PartialRolloutSchema).default({ ...PARTIAL_ROLLOUT_DEFAULTS }),
+    num_tasks: optionalWhole(1),
+    num_rollouts: whole(1).default(1),
+    shuffle: z.boolean().default(false),
+    max_concurrent: whole(1).default(128),
+    /** eval: one line per finished rollout on stderr (task, rollout, reward, stop, error). */
+    verbose: z.boolean().default(false),
+    dry_run: z.boolean().default(false),
+    /** eval: the progress line redrawn in place on a terminal; false prints plain lines. */
+    rich: z.boolean().default(true),
+    server: refusedSwitch("environment servers; `envroll serve` is the rollout service for Miles"),
+    push: refusedSwitch("results stay in the local run folder (output_dir)"),
+    /** eval: a reward at or above this counts as correct for pass@k. */
+    pass_threshold: z.number({ error: "expected a number" }).finite().default(0.5),
+    /** eval: a run whose error rate is above this fails (exit 1); null: only an all-errored run fails. */
+    max_error_rate: z
+      .number({ error: "expected a number in [0, 1] or null" })
+      .min(0, { error: "expected a number in [0, 1] or null" })
+      .max(1, { error: "expected a number in [0, 1] or null" })
+      .nullable()
+      .default(null),
+    output_dir: z.string().nullable().default(null),
+    resume: z.string().nullable().default(null),
+    /**
+     * A sampled turn whose tool call did not parse: `count` (recorded on the trace and in the
+     * summary), `error` (the rollout fails with ToolCallParseError), or `penalty` (the reward
+     * loses `penalty` per such turn).
+     */
+    tool_call_failures: z
+      .lazy(() =>
+        z.strictObject({
+          action: z.enum(["count", "error", "penalty"]).default("count"),
+          penalty: z.number({ error: "expected a number ≥ 0" }).finite().min(0).default(1),
+        }),
+      )
+      .default({ action: "count", penalty: 1 }),
   }),
-  timeout: TimeoutSchema.default({ setup: null, rollout: null, finalize: null, scoring: null }),
-  retries: RetriesSchema.default({
-    rollout: { max_retries: 0, include: [], exclude: [] },
-    group: { policy: "drop-group", max_retries: 2, fallback: "drop-group" },
-  }),
-  python: PythonSchema.default({ executable: null, path: [] }),
-  /** MCP servers offered as toolsets beside the taskset's own (see config/mcp-spec.ts). */
-  toolsets: z.array(McpServerSpecSchema).default([]),
-  max_turns: optionalWhole(1),
-  max_input_tokens: optionalWhole(1),
-  max_output_tokens: optionalWhole(1),
-  max_total_tokens: optionalWhole(1),
-  multiplex: refused("rollouts share one interception server; max_concurrent bounds them"),
-  // An empty name would only fail at the provider, per request, as an opaque 4xx.
-  model: z.string().min(1, "expected a non-empty model name").default("deepseek/deepseek-v4-flash"),
-  client: ClientSchema.default({
-    type: "eval",
-    base_url: DEFAULT_BASE_URL,
-    api_key_var: "PRIME_API_KEY",
-    headers: {},
-    timeout: null,
-    deadline: { ...DEFAULT_DEADLINE },
-  }),
-  sampling: SamplingSchema.default({}),
-  partial_rollout: PartialRolloutSchema.default({ ...PARTIAL_ROLLOUT_DEFAULTS }),
-  num_tasks: optionalWhole(1),
-  num_rollouts: whole(1).default(1),
-  shuffle: z.boolean().default(false),
-  max_concurrent: whole(1).default(128),
-  /** eval: one line per finished rollout on stderr (task, rollout, reward, stop, error). */
-  verbose: z.boolean().default(false),
-  dry_run: z.boolean().default(false),
-  /** eval: the progress line redrawn in place on a terminal; false prints plain lines. */
-  rich: z.boolean().default(true),
-  server: refusedSwitch("environment servers; `envroll serve` is the rollout service for Miles"),
-  push: refusedSwitch("results stay in the local run folder (output_dir)"),
-  /** eval: a reward at or above this counts as correct for pass@k. */
-  pass_threshold: z.number({ error: "expected a number" }).finite().default(0.5),
-  /** eval: a run whose error rate is above this fails (exit 1); null: only an all-errored run fails. */
-  max_error_rate: z
-    .number({ error: "expected a number in [0, 1] or null" })
-    .min(0, { error: "expected a number in [0, 1] or null" })
-    .max(1, { error: "expected a number in [0, 1] or null" })
-    .nullable()
-    .default(null),
-  output_dir: z.string().nullable().default(null),
-  resume: z.string().nullable().default(null),
-  /**
-   * A sampled turn whose tool call did not parse: `count` (recorded on the trace and in the
-   * summary), `error` (the rollout fails with ToolCallParseError), or `penalty` (the reward
-   * loses `penalty` per such turn).
-   */
-  tool_call_failures: z
-    .strictObject({
-      action: z.enum(["count", "error", "penalty"]).default("count"),
-      penalty: z.number({ error: "expected a number ≥ 0" }).finite().min(0).default(1),
-    })
-    .default({ action: "count", penalty: 1 }),
-});
+);
 
 /** What the zod schema alone gives: judges are still raw tables (their keys depend on the judge). */
 export type SchemaOutput = z.output<typeof EnvConfigSchema>;

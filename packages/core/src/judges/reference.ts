@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { JudgeError } from "../errors.ts";
+import { lazySchema } from "../lazy-schema.ts";
 import { pyStrip } from "../text/python-str.ts";
 import { defineJudge } from "./judge.ts";
 import { JudgeViewSchema } from "./schema.ts";
@@ -35,20 +36,22 @@ Reply with one word only: "{positive}" if the response is correct, "{negative}" 
 
 export const REFERENCE_FIELDS = ["question", "answer", "response", "positive", "negative"] as const;
 
-export const ReferenceJudgeOptions = z.strictObject({
-  /** Task field with the reference answer; a list is any-of, one per line. */
-  answer_field: z.string().default("answer"),
-  /** Task field for {question}; empty = the task prompt as text. */
-  question_field: z.string().default(""),
-  view: JudgeViewSchema.default("last_reply"),
-  /** (positive, negative) labels. */
-  choices: z
-    .tuple([z.string(), z.string()], { error: "expected two labels, [positive, negative]" })
-    .default(["yes", "no"])
-    .refine(([p, n]) => p !== "" && n !== "" && p.toUpperCase() !== n.toUpperCase(), {
-      error: "expected two non-empty labels that differ (case-insensitively)",
-    }),
-});
+export const ReferenceJudgeOptions = lazySchema(() =>
+  z.strictObject({
+    /** Task field with the reference answer; a list is any-of, one per line. */
+    answer_field: z.string().default("answer"),
+    /** Task field for {question}; empty = the task prompt as text. */
+    question_field: z.string().default(""),
+    view: JudgeViewSchema.default("last_reply"),
+    /** (positive, negative) labels. */
+    choices: z
+      .tuple([z.string(), z.string()], { error: "expected two labels, [positive, negative]" })
+      .default(["yes", "no"])
+      .refine(([p, n]) => p !== "" && n !== "" && p.toUpperCase() !== n.toUpperCase(), {
+        error: "expected two non-empty labels that differ (case-insensitively)",
+      }),
+  }),
+);
 export type ReferenceJudgeOptions = z.output<typeof ReferenceJudgeOptions>;
 
 /** The positive label → 1.0, the negative → 0.0; neither → an error naming the reply. */

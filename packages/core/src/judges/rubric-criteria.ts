@@ -6,17 +6,20 @@ import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import { z } from "zod";
 import { JudgeError } from "../errors.ts";
+import { lazySchema } from "../lazy-schema.ts";
 
-export const CriterionSchema = z.strictObject({
-  name: z.string().min(1, { error: "expected a non-empty criterion name" }),
-  text: z.string(),
-  weight: z.number().min(0, { error: "expected a finite weight ≥ 0" }).default(1),
-  choices: z
-    .array(z.string())
-    .min(2, { error: "expected at least 2 choices, worst to best" })
-    .default(["no", "yes"])
-    .refine((c) => new Set(c).size === c.length, { error: "choices repeat an option" }),
-});
+export const CriterionSchema = lazySchema(() =>
+  z.strictObject({
+    name: z.string().min(1, { error: "expected a non-empty criterion name" }),
+    text: z.string(),
+    weight: z.number().min(0, { error: "expected a finite weight ≥ 0" }).default(1),
+    choices: z
+      .array(z.string())
+      .min(2, { error: "expected at least 2 choices, worst to best" })
+      .default(["no", "yes"])
+      .refine((c) => new Set(c).size === c.length, { error: "choices repeat an option" }),
+  }),
+);
 export type Criterion = z.output<typeof CriterionSchema>;
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
@@ -84,9 +87,11 @@ function balancedEnd(text: string, start: number): number {
   return -1;
 }
 
-const VerdictsSchema = z.object({
-  verdicts: z.array(z.object({ name: z.string(), reason: z.string(), verdict: z.string() })),
-});
+const VerdictsSchema = lazySchema(() =>
+  z.object({
+    verdicts: z.array(z.object({ name: z.string(), reason: z.string(), verdict: z.string() })),
+  }),
+);
 
 /** Checks one batch's verdicts (exact names, exact choices) and scores each criterion in [0, 1]. */
 export function scoreVerdicts(obj: unknown, batch: readonly Criterion[]): Record<string, number> {

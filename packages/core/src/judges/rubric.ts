@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { JudgeError } from "../errors.ts";
+import { lazySchema } from "../lazy-schema.ts";
 import { defineJudge, type JudgeContext } from "./judge.ts";
 import { type Criterion, firstVerdictsObject, loadCriteria, scoreVerdicts } from "./rubric-criteria.ts";
 import { JudgeViewSchema } from "./schema.ts";
@@ -82,34 +83,36 @@ const VERDICTS_SCHEMA = {
   },
 };
 
-export const RubricJudgeOptions = z
-  .strictObject({
-    /** A `.toml` or `.json` file with a `criteria` list (relative to the working directory). */
-    path: z.string({ error: "required: the rubric file (.toml or .json)" }),
-    weights: z.record(z.string(), z.number().min(0, { error: "expected a finite weight ≥ 0" })).default({}),
-    question_field: z.string().default(""),
-    /** Task field with a reference solution to show the judge; empty = none. */
-    answer_field: z.string().default(""),
-    view: JudgeViewSchema.default("full_trace"),
-    /** Criteria per judge call; null = all in one call. */
-    max_criteria: z.int().min(1).nullable().default(null),
-    structured_output: z.boolean().default(false),
-  })
-  // The rubric file is part of the config: read and checked with it, so a bad file is a config
-  // error naming `path` (or `weights`) before anything runs; `create` reads it again to build.
-  .superRefine((o, ctx) => {
-    try {
-      loadCriteria(o.path, o.weights);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      const weights = message.startsWith("weights: ");
-      ctx.addIssue({
-        code: "custom",
-        message: weights ? message.slice("weights: ".length) : message,
-        path: [weights ? "weights" : "path"],
-      });
-    }
-  });
+export const RubricJudgeOptions = lazySchema(() =>
+  z
+    .strictObject({
+      /** A `.toml` or `.json` file with a `criteria` list (relative to the working directory). */
+      path: z.string({ error: "required: the rubric file (.toml or .json)" }),
+      weights: z.record(z.string(), z.number().min(0, { error: "expected a finite weight ≥ 0" })).default({}),
+      question_field: z.string().default(""),
+      /** Task field with a reference solution to show the judge; empty = none. */
+      answer_field: z.string().default(""),
+      view: JudgeViewSchema.default("full_trace"),
+      /** Criteria per judge call; null = all in one call. */
+      max_criteria: z.int().min(1).nullable().default(null),
+      structured_output: z.boolean().default(false),
+    })
+    // The rubric file is part of the config: read and checked with it, so a bad file is a config
+    // error naming `path` (or `weights`) before anything runs; `create` reads it again to build.
+    .superRefine((o, ctx) => {
+      try {
+        loadCriteria(o.path, o.weights);
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        const weights = message.startsWith("weights: ");
+        ctx.addIssue({
+          code: "custom",
+          message: weights ? message.slice("weights: ".length) : message,
+          path: [weights ? "weights" : "path"],
+        });
+      }
+    }),
+);
 export type RubricJudgeOptions = z.output<typeof RubricJudgeOptions>;
 
 function parseStructured(text: string): unknown {

@@ -3,6 +3,7 @@
  * `EnvConfig` types its judges), re-exported here for the judges; the view a judge grades.
  */
 import { z } from "zod";
+import { lazySchema } from "../lazy-schema.ts";
 
 export {
   COMMON_JUDGE_KEYS,
@@ -11,5 +12,5 @@ export {
   type JudgeConfig,
 } from "../config/schema.ts";
 
-export const JudgeViewSchema = z.enum(["last_reply", "full_trace"]);
+export const JudgeViewSchema = lazySchema(() => z.enum(["last_reply", "full_trace"]));
 export type JudgeView = z.output<typeof JudgeViewSchema>;

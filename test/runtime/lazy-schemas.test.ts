@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { z } from "zod";
+import { AcpSchema } from "../../packages/core/src/config/acp-schema.ts";
+import { McpServerSpecSchema } from "../../packages/core/src/config/mcp-spec.ts";
+import {
+  EnvConfigSchema,
+  HarnessSchema,
+  JudgeCommonSchema,
+  PythonSchema,
+  RetriesSchema,
+  RuntimeSchema,
+  TimeoutSchema,
+} from "../../packages/core/src/config/schema.ts";
+import { ReferenceJudgeOptions } from "../../packages/core/src/judges/reference.ts";
+import { RubricJudgeOptions } from "../../packages/core/src/judges/rubric.ts";
+import { isBuilt, lazySchema } from "../../packages/core/src/lazy-schema.ts";
+import { loadConfig } from "../../packages/core/src/loaders/config.ts";
+import { MessageSchema, TaskDataSchema, ToolSchema } from "../../packages/core/src/types.ts";
+
+// First in the file: nothing else here has used a schema yet.
+test("an eval's config builds only the schemas of the tables it has", async () => {
+  const unused = {
+    AcpSchema,
+    McpServerSpecSchema,
+    RuntimeSchema,
+    TimeoutSchema,
+    RetriesSchema,
+    PythonSchema,
+    JudgeCommonSchema,
+    MessageSchema,
+    ToolSchema,
+    ReferenceJudgeOptions,
+    RubricJudgeOptions,
+  };
+  for (const [name, s] of Object.entries({ ...unused, EnvConfigSchema, HarnessSchema }))
+    assert.equal(isBuilt(s), false, `${name} is built before any use`);
+  // What `envroll eval reverse-text -n 1 -r 1 --engine URL` validates.
+  const config = await loadConfig(null, {
+    "taskset.id": "reverse-text",
+    "client.type": "train",
+    "client.base_url": "http://127.0.0.1:30000",
+    num_tasks: 1,
+  });
+  assert.equal(config.harness.id, "null");
+  assert.deepEqual(config.timeout, { setup: null, rollout: null, finalize: null, scoring: null });
+  assert.deepEqual(config.toolsets, []);
+  assert.equal(isBuilt(EnvConfigSchema), true);
+  assert.equal(isBuilt(HarnessSchema), true);
+  for (const [name, s] of Object.entries(unused)) assert.equal(isBuilt(s), false, `${name} was built`);
+});
+
+test("a lazy schema is the schema it builds: parse, extend, shape, instanceof, JSON schema", () => {
+  let builds = 0;
+  const build = () => {
+    builds++;
+    return z.object({ a: z.string(), n: z.int().default(1) });
+  };
+  const lazy = lazySchema(build);
+  const direct = build();
+  builds = 0;
+  assert.equal(isBuilt(lazy), false);
+  assert.deepEqual(lazy.parse({ a: "x" }), { a: "x", n: 1 });
+  assert.equal(isBuilt(lazy), true);
+  assert.equal(lazy.safeParse({ a: 1 }).success, false);
+  assert.ok(lazy instanceof z.ZodObject);
+  assert.ok(lazy instanceof z.ZodType);
+  assert.deepEqual(Object.keys(lazy.shape), ["a", "n"]);
+  assert.deepEqual(lazy.extend({ b: z.boolean() }).parse({ a: "y", b: true }), { a: "y", n: 1, b: true });
+  assert.deepEqual(z.toJSONSchema(lazy), z.toJSONSchema(direct));
+  assert.deepEqual(z.object({ inner: lazy }).parse({ inner: { a: "z" } }), { inner: { a: "z", n: 1 } });
+  // Spread reads the built instance's own keys through the proxy (zod's `_zod` is hidden).
+  assert.ok(Object.keys({ ...lazy }).includes("def"));
+  assert.ok(!Object.keys({ ...lazy }).includes("_zod"));
+  assert.equal(builds, 1, "built once");
+  type Out = z.infer<typeof lazy>;
+  const typed: Out = { a: "t", n: 2 };
+  assert.equal(typed.n, 2);
+});
+
+test("exported schemas keep working for tasksets: TaskDataSchema.extend, MessageSchema", () => {
+  const Row = TaskDataSchema.extend({ answer: z.string() });
+  assert.deepEqual(Row.parse({ idx: 0, prompt: "p", answer: "a" }), { idx: 0, prompt: "p", answer: "a" });
+  assert.equal(Row.safeParse({ idx: 0, prompt: [{ role: "user", content: 3 }], answer: "a" }).success, false);
+  assert.deepEqual(MessageSchema.parse({ role: "user", content: "hi" }), { role: "user", content: "hi" });
+  assert.equal(MessageSchema.safeParse({ role: "robot", content: "hi" }).success, false);
+});
+
+test("a deferred table still names the misspelt key and its nearest name", async () => {
+  await assert.rejects(
+    loadConfig(null, { "taskset.id": "reverse-text", "harness.acp.comand": ["x"] }),
+    /^ConfigError: harness\.acp\.comand: unknown key \(did you mean "command"\?\)$/m,
+  );
+  await assert.rejects(
+    loadConfig(null, { "taskset.id": "reverse-text", "timeout.setpu": 3 }),
+    /timeout\.setpu: unknown key \(did you mean "setup"\?\)/,
+  );
+  await assert.rejects(
+    loadConfig('taskset.id = "reverse-text"\n[[toolsets]]\nname = "m"\n', {}),
+    /toolsets\.0\.command: give exactly one of command or url/,
+  );
+});
