@@ -1,7 +1,7 @@
 /**
  * Side by side: the built CLI of two (or more) checkouts from spawn to its first `/generate`
  * (`envroll eval reverse-text -n 1 -r 1 --engine URL`, as `startup_first_rollout_ms_built` takes
- * it), runs alternating so both see the same machine load. Per side: medians of wall ms, CPU ms
+ * it, with the bin the CLI package names), runs alternating so both see the same machine load. Per side: medians of wall ms, CPU ms
  * (/proc, 10 ms ticks) and minor page faults at that request; then the median per-round ratio
  * B/A of the first two. Build each checkout first (`npm run build`); one warm-up run per side
  * fills its tokenizer and code caches.
@@ -9,7 +9,7 @@
  * The children get a temp folder of their own (TMPDIR): the tokenizer cache skips checkouts
  * under the temp folder, so a checkout in /tmp would otherwise parse tokenizer.json every run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { builtinReferenceBook } from "../packages/core/src/references.ts";
@@ -39,10 +39,16 @@ const engine = await startEngine({ policy, latencyMs: 0, tokenLatencyMs: 0 });
 const dir = mkdtempSync(join(tmpdir(), "envroll-ab-startup-"));
 const env = { ...process.env, TMPDIR: dir, ENVROLL_FROM_SOURCE: "0" };
 
+/** The file the checkout's CLI package names as its `envroll` bin (what `npx envroll` runs). */
+function cliBin(root: string): string {
+  const pkg = JSON.parse(readFileSync(join(root, "packages/cli/package.json"), "utf8"));
+  return join(root, "packages/cli", pkg.bin.envroll);
+}
+
 async function once(root: string): Promise<Sample> {
   first = null;
   let t0 = 0;
-  const bin = join(root, "packages/cli/bin/envroll.mjs");
+  const bin = cliBin(root);
   const argv = [bin, "eval", "reverse-text", "-n", "1", "-r", "1", "--engine", engine.url];
   await runNode([...argv, "--client.renderer", "qwen3", "-o", join(dir, "out")], {
     cwd: dir,

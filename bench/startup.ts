@@ -10,7 +10,8 @@
  *   request arrived (from /proc, 10 ms ticks; Linux only) — the figure a loaded machine moves
  *   least;
  * - `startup_eval_cpu_ms_<mode>`: that eval's CPU time (user + system) to its exit, read by a
- *   preloaded module in the child (`--import`, so no timing code sits in the CLI);
+ *   preloaded module in the child (`--require`, so no timing code sits in the CLI, and a CommonJS
+ *   one: an ES-module preload would start Node's ES-module loader, which the CLI does without);
  * - `readme_eval_wall_s_<mode>`: the README's first command, `envroll eval reverse-text -n 8 -r 4`
  *   (built-in engine in the CLI process), spawn to exit;
  * - `startup_node_floor_ms`: `node -e` of nothing but the CPU report, spawn to exit, in the CLI's
@@ -33,7 +34,10 @@ import { type PolicyFn, referencePolicy, startEngine } from "../packages/engine/
 import { procCpuMs, ROOT, runNode, runTs } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
-const BIN = join(ROOT, "packages/cli/bin/envroll.mjs");
+/** The file the CLI package names as its `envroll` bin: what `npx envroll` runs. */
+const BIN_PATH: string = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")).bin
+  .envroll;
+const BIN = join(ROOT, "packages/cli", BIN_PATH);
 const MODES = ["source", "built"] as const;
 type Mode = (typeof MODES)[number];
 
@@ -42,8 +46,11 @@ interface Run {
   cpuMs: number;
 }
 
-/** Preloaded into each child: writes its CPU time to ENVROLL_BENCH_CPU_FILE as it exits. */
-const CPU_REPORTER = `import { writeFileSync } from "node:fs";
+/**
+ * Preloaded into each child: writes its CPU time to ENVROLL_BENCH_CPU_FILE as it exits. Also the
+ * floor's `node -e` program: a process that runs nothing else.
+ */
+const CPU_REPORTER = `const { writeFileSync } = require("node:fs");
 process.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.ENVROLL_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });
 `;
 
@@ -61,19 +68,14 @@ async function runCli(
     ENVROLL_FROM_SOURCE: mode === "source" ? "1" : "0",
   };
   const opts = { cwd: dir, env, ...(onSpawn ? { onSpawn } : {}) };
-  const { wallMs } = await runNode(["--import", join(dir, "cpu-reporter.mjs"), BIN, ...args], opts);
+  const { wallMs } = await runNode(["--require", join(dir, "cpu-reporter.cjs"), BIN, ...args], opts);
   return { wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) };
 }
 
-/** CPU_REPORTER as a `node -e` program: a process that runs nothing else. */
-const FLOOR = CPU_REPORTER.replace(
-  'import { writeFileSync } from "node:fs";',
-  'const { writeFileSync } = require("node:fs");',
-);
 
 async function runFloor(dir: string, env: NodeJS.ProcessEnv): Promise<Run> {
   const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
-  const { wallMs } = await runNode(["-e", FLOOR], {
+  const { wallMs } = await runNode(["-e", CPU_REPORTER], {
     cwd: dir,
     env: { ...env, ENVROLL_BENCH_CPU_FILE: cpuFile },
   });
@@ -90,7 +92,7 @@ async function ensureBuilt(): Promise<void> {
 export async function startup(o: BenchOptions): Promise<Figure[]> {
   await ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), "envroll-bench-startup-"));
-  writeFileSync(join(dir, "cpu-reporter.mjs"), CPU_REPORTER);
+  writeFileSync(join(dir, "cpu-reporter.cjs"), CPU_REPORTER);
   const reference = referencePolicy((await builtinReferenceBook()).answer);
   let firstGenerate: number | null = null;
   let childPid: number | undefined;
@@ -172,8 +174,7 @@ export async function startup(o: BenchOptions): Promise<Figure[]> {
     await engine.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const how = (args: string) =>
-    `node packages/cli/bin/envroll.mjs ${args} (ENVROLL_FROM_SOURCE=1 for source)`;
+  const how = (args: string) => `node packages/cli/${BIN_PATH} ${args} (ENVROLL_FROM_SOURCE=1 for source)`;
   const figures: Figure[] = [];
   for (const mode of MODES) {
     figures.push(

@@ -5,7 +5,7 @@
  * dependencies in one CommonJS file, main.cjs, in which each module the code imports with
  * `import()` (a command, a harness, the engine, the interception server) is evaluated only when
  * first imported. main.cjs is written inside its module wrapper (a function expression, so
- * requiring it runs nothing): dist/main.js compiles it through V8's code cache and calls it
+ * requiring it runs nothing): dist/load.cjs compiles it through V8's code cache and calls it
  * (scripts/cli-bundle-loader.mjs).
  *
  * A user's module (a taskset, a judge) that imports `envroll` or `zod` must get the bundle's
@@ -13,7 +13,8 @@
  * the bundle tells the core how to list them (`fillSharedModules`, run when a user module is first
  * imported, as resolving them costs every start-up a little) before the CLI starts (user-module.ts
  * maps the imports). CommonJS has no import.meta: `import.meta.url` is the bundle's file URL and
- * `import.meta.resolve` resolves from dist/ (through the loader), and the core and the CLI find
+ * `import.meta.resolve` resolves from dist/ through the loader and returns a promise (so the
+ * sources await every call, which under tsx returns the string itself), and the core and the CLI find
  * their data and templates from their package folders (package-root.ts, init.ts). tsx stays
  * outside (it registers loader hooks by its own file URLs; it is loaded for TypeScript tasksets).
  */
@@ -36,10 +37,10 @@ function virtualModules(root) {
   const cli = join(root, "packages/cli/src");
   const main = `import { fillSharedModules } from ${JSON.stringify(join(core, "shared-modules.ts"))};
 import { runCli } from ${JSON.stringify(join(cli, "program.ts"))};
-fillSharedModules((map) => {
-  const cliRoot = new URL(".", import.meta.resolve("@envroll/cli/package.json"));
+fillSharedModules(async (map) => {
+  const cliRoot = new URL(".", await import.meta.resolve("@envroll/cli/package.json"));
   for (const [name, file] of Object.entries(${JSON.stringify(SHARED)}))
-    map.set(import.meta.resolve(name), new URL("dist/" + file, cliRoot).href);
+    map.set(await import.meta.resolve(name), new URL("dist/" + file, cliRoot).href);
 });
 globalThis[Symbol.for(${JSON.stringify(LIBRARY_KEY)})] = {
   envroll: () => import(${JSON.stringify(join(core, "index.ts"))}),
@@ -57,12 +58,14 @@ runCli(process.argv);
 }
 
 /**
- * `import()` the bundle keeps (of Node built-ins, tsx, or a computed specifier: a user's module)
- * becomes `__envrollImport()`, the loader's own `import()`: code run from a vm.Script may not
- * import() without an experimental flag. Literal imports of bundled modules stay (esbuild turns
- * them into lazy initializers). The build fails if the bundle still calls import() itself.
+ * `import()` the bundle keeps (of tsx, or a computed specifier: a user's module) becomes
+ * `__envrollImport()`, the loader's own `import()`: code run from a vm.Script may not import()
+ * without an experimental flag. Literal imports of bundled modules stay (esbuild turns them into
+ * lazy initializers), and so do those of Node's built-ins, which esbuild turns into require()
+ * (an import() would start Node's ES-module loader for a module CommonJS can load). The build
+ * fails if the bundle still calls import() itself.
  */
-const KEPT_IMPORT = /(?<![.\w$]|typeof\s+)import\((?!\s*["'`](?!node:|tsx))/g;
+const KEPT_IMPORT = /(?<![.\w$]|typeof\s+)import\((?!\s*["'`](?:node:|(?!tsx)))/g;
 /**
  * Built-in modules a dependency requires when it loads but uses only on a path envroll never or
  * rarely takes: each becomes an object whose members require the module on first use.
@@ -272,6 +275,10 @@ export { ${named.map((e, i) => `__${i} as ${e}`).join(", ")} };
 ${exports.includes("default") ? "export default __m.default;\n" : ""}`;
 }
 
+const RESOLVER = `// The CLI bundle's import.meta.resolve (scripts/bundle-cli.mjs): resolves from dist/, as the bundle would.
+export const resolve = (specifier) => import.meta.resolve(specifier);
+`;
+
 /** How main.cjs starts: CommonJS's module wrapper (what Node's own require puts around a module). */
 export const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 
@@ -312,12 +319,14 @@ export async function bundleCli(root, pkgDir) {
     outdir: out,
     outExtension: { ".js": ".cjs" },
     format: "cjs",
+    // import() of a built-in becomes require() (KEPT_IMPORT).
+    supported: { "dynamic-import": false },
     define: { "import.meta.url": "__envrollModuleUrl", "import.meta.resolve": "__envrollResolve" },
-    // The file is the module wrapper itself, a function expression that dist/main.js compiles
+    // The file is the module wrapper itself, a function expression that dist/load.cjs compiles
     // as it is: adding the wrapper at run time made a second 2.5 MB string when V8 flattened the
     // concatenation (~600 fresh pages, ~5% of an eval's page faults before its first rollout).
     banner: {
-      js: `${WRAPPER}const __envrollModuleUrl = require("node:url").pathToFileURL(__filename).href;\nconst __envrollResolve = globalThis[Symbol.for(${JSON.stringify(RESOLVE_KEY)})] ?? ((s) => { throw new Error("the CLI bundle resolved " + s + " without its loader (dist/main.js)"); });\nconst __envrollImport = globalThis[Symbol.for(${JSON.stringify(IMPORT_KEY)})] ?? ((s) => import(s));`,
+      js: `${WRAPPER}const __envrollModuleUrl = require("node:url").pathToFileURL(__filename).href;\nconst __envrollResolve = globalThis[Symbol.for(${JSON.stringify(RESOLVE_KEY)})] ?? ((s) => { throw new Error("the CLI bundle resolved " + s + " without its loader (dist/load.cjs)"); });\nconst __envrollImport = globalThis[Symbol.for(${JSON.stringify(IMPORT_KEY)})] ?? ((s) => import(s));`,
     },
     footer: { js: "\n})" },
     minifyWhitespace: true,
@@ -344,5 +353,7 @@ export async function bundleCli(root, pkgDir) {
   if (stray !== 1) throw new Error(`main.cjs calls import() ${stray - 1} time(s) outside __envrollImport`);
   for (const name of Object.keys(SHARED))
     writeFileSync(join(out, SHARED[name]), await shim(root, name, exportsOf));
-  copyFileSync(join(root, "scripts", "cli-bundle-loader.mjs"), join(out, "main.js"));
+  copyFileSync(join(root, "scripts", "cli-bundle-loader.cjs"), join(out, "load.cjs"));
+  // How the bundle resolves as an ES module would (the loader imports it on first use).
+  writeFileSync(join(out, "resolve.mjs"), RESOLVER);
 }

@@ -49,11 +49,11 @@ function evalRun(argv: string[], out: string) {
     .sort((a, b) => a.task - b.task || a.rollout - b.rollout);
 }
 
-test("dist/main.js runs without tsx and matches the source CLI rollout for rollout", (t) => {
+test("dist/load.cjs runs without tsx and matches the source CLI rollout for rollout", (t) => {
   ensureBuilt();
   const base = mkdtempSync(join(tmpdir(), "envroll-built-"));
   t.after(() => rmSync(base, { recursive: true, force: true }));
-  const built = evalRun([join(ROOT, "packages", "cli", "dist", "main.js")], join(base, "built"));
+  const built = evalRun([join(ROOT, "packages", "cli", "dist", "load.cjs")], join(base, "built"));
   const source = evalRun([BIN], join(base, "source"));
   assert.equal(built.length, 6);
   assert.deepEqual(built, source);

@@ -6,7 +6,7 @@ import { builtIsCurrent } from "../../packages/core/build-stamp.mjs";
 import { ROOT } from "../cli/cli-helpers.ts";
 
 /** The built CLI's entry (the bundle's loader). */
-export const MAIN = join(ROOT, "packages", "cli", "dist", "main.js");
+export const MAIN = join(ROOT, "packages", "cli", "dist", "load.cjs");
 
 export function ensureBuilt(): void {
   if (["packages/core", "packages/engine", "packages/cli"].every((d) => builtIsCurrent(join(ROOT, d))))

@@ -50,9 +50,9 @@ test("an eval from the bundle loads no core, engine, zod, undici or commander fi
   );
   assert.deepEqual(own, [], "modules loaded from outside the bundle");
   // Nor any of the chunks kept out of main.cjs (scripts/bundle-cli.mjs CHUNKS): an eval of a
-  // built-in environment with a native renderer uses none of them.
+  // built-in environment with a native renderer uses none of them (load.cjs is the loader).
   assert.deepEqual(
-    loaded.filter((u) => /\/packages\/cli\/dist\/(?!main\.cjs$)[^/]+\.cjs$/.test(u)),
+    loaded.filter((u) => /\/packages\/cli\/dist\/(?!(?:main|load)\.cjs$)[^/]+\.cjs$/.test(u)),
     [],
     "chunks loaded by an eval",
   );

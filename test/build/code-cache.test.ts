@@ -1,5 +1,5 @@
 /**
- * The built CLI's V8 code cache (packages/cli/dist/main.js, scripts/cli-bundle-loader.mjs): one
+ * The built CLI's V8 code cache (packages/cli/dist/load.cjs, scripts/cli-bundle-loader.cjs): one
  * entry per command in ENVROLL_CACHE_DIR, written by the first run and used by the next; a
  * damaged entry is refused by V8 and rewritten, never run; an entry of an earlier build of the
  * bundle is replaced; `off` writes nothing. Each run must still print what the command prints.

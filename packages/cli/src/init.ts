@@ -36,7 +36,7 @@ const TEMPLATE_DIR = join(CLI_ROOT, "src", "templates", "taskset");
 const LINKED_DEPS = ["tsx", "zod", "typescript", "@types/node"] as const;
 /** Bins the scaffold's scripts call: name → path inside node_modules. */
 const LINKED_BINS: Record<string, string> = {
-  envroll: "@envroll/cli/bin/envroll.mjs",
+  envroll: "@envroll/cli/bin/envroll.cjs",
   tsc: "typescript/bin/tsc",
 };
 

@@ -7,21 +7,24 @@
  * its registerRuntime would fill a registry nothing reads.
  */
 const sharedModules = new Map<string, string>();
-let fill: ((map: Map<string, string>) => void) | null = null;
+let fill: ((map: Map<string, string>) => Promise<void>) | null = null;
+let filled: Promise<void> | undefined;
 
 /**
  * How the bundle fills the map, run when it is first read: resolving the names costs each
  * start-up ~2% (the ESM resolver's package lookups), and most runs import no user module.
+ * Asynchronous: the bundle resolves as an ES module would only through its loader's import().
  */
-export function fillSharedModules(f: (map: Map<string, string>) => void): void {
+export function fillSharedModules(f: (map: Map<string, string>) => Promise<void>): void {
   fill = f;
 }
 
-export function sharedModuleMap(): ReadonlyMap<string, string> {
+export async function sharedModuleMap(): Promise<ReadonlyMap<string, string>> {
   if (fill !== null) {
     const f = fill;
     fill = null;
-    f(sharedModules);
+    filled = f(sharedModules);
   }
+  await filled;
   return sharedModules;
 }

@@ -38,17 +38,19 @@ export function isPlugin<T>(v: unknown, method: string): v is T {
 let tsx: Promise<void> | undefined;
 let shared = false;
 
-function resolvesToTypeScript(specifier: string): boolean {
+// import.meta.resolve is awaited: in the CLI's bundle (CommonJS) it resolves through the
+// loader's import() and returns a promise (scripts/bundle-cli.mjs).
+async function resolvesToTypeScript(specifier: string): Promise<boolean> {
   try {
-    return TYPESCRIPT.test(new URL(import.meta.resolve(specifier)).pathname);
+    return TYPESCRIPT.test(new URL(await import.meta.resolve(specifier)).pathname);
   } catch {
     // Not resolvable from here: the import below reports it.
     return false;
   }
 }
 
-function shareModules(): void {
-  const sharedModules = sharedModuleMap();
+async function shareModules(): Promise<void> {
+  const sharedModules = await sharedModuleMap();
   if (shared || sharedModules.size === 0) return;
   shared = true;
   register(`data:text/javascript,${encodeURIComponent(SHARE_HOOK)}`, {
@@ -57,8 +59,8 @@ function shareModules(): void {
 }
 
 export async function importUserModule(specifier: string): Promise<Record<string, unknown>> {
-  shareModules();
-  if (BUILT && resolvesToTypeScript(specifier)) {
+  await shareModules();
+  if (BUILT && (await resolvesToTypeScript(specifier))) {
     tsx ??= import("tsx/esm/api").then((m) => {
       m.register();
     });

@@ -61,8 +61,9 @@ export interface Harness {
    * What the harness needs besides its config keys, for the validator to report before anything
    * runs (e.g. the agent program it launches is installed): a sentence saying what is missing,
    * or null. A pure check: it reports, the validator (loaders/) decides it is a config error.
+   * May be asynchronous (resolving a module is, inside the CLI's bundle).
    */
-  requirements?(config: HarnessConfig): string | null;
+  requirements?(config: HarnessConfig): string | null | Promise<string | null>;
   /** Toolsets the harness adds to the task's (e.g. bash and edit for programs that use MCP). */
   toolsets?(context: () => HandlerContext<TaskData>, config: HarnessConfig): readonly ToolProvider[];
   run<D extends TaskData>(ctx: HarnessContext<D>): Promise<void>;

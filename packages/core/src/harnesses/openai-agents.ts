@@ -17,34 +17,37 @@ import { programEnv, runProgram } from "./program.ts";
 const PROGRAM = "@envroll/agents/openai-agents";
 const LOADER = "tsx";
 
-/** Where a specifier resolves from here, or the resolver's complaint. */
-function resolved(specifier: string): { url: string } | { missing: string } {
+/**
+ * Where a specifier resolves from here, or the resolver's complaint. Awaited: inside the CLI's
+ * bundle (CommonJS) import.meta.resolve goes through its loader's import() (scripts/bundle-cli.mjs).
+ */
+async function resolved(specifier: string): Promise<{ url: string } | { missing: string }> {
   try {
-    return { url: import.meta.resolve(specifier) };
+    return { url: await import.meta.resolve(specifier) };
   } catch (e) {
     return { missing: e instanceof Error ? e.message : String(e) };
   }
 }
 
 /** What the harness cannot find of the agent program and its TypeScript loader (null: both found). */
-function missingProgram(): string | null {
+async function missingProgram(): Promise<string | null> {
   for (const [specifier, what] of [
     [PROGRAM, "the agent program"],
     [LOADER, "the TypeScript loader"],
   ] as const) {
-    const r = resolved(specifier);
+    const r = await resolved(specifier);
     if ("missing" in r)
       return `"openai-agents" needs ${what} (${specifier}), which cannot be found: ${r.missing}. Install @envroll/agents beside envroll.`;
   }
   return null;
 }
 
-export function agentProgramArgv(): string[] {
-  const program = resolved(PROGRAM);
-  const loader = resolved(LOADER);
+export async function agentProgramArgv(): Promise<string[]> {
+  const program = await resolved(PROGRAM);
+  const loader = await resolved(LOADER);
   // The validator checked both with the config; gone since is a failure of this rollout's program.
   if ("missing" in program || "missing" in loader)
-    throw new HarnessError(missingProgram() ?? "agent program missing");
+    throw new HarnessError((await missingProgram()) ?? "agent program missing");
   return [process.execPath, "--import", loader.url, fileURLToPath(program.url)];
 }
 
@@ -57,7 +60,7 @@ export const openaiAgentsHarness: Harness = {
   isolation: codingIsolation,
   requirements: missingProgram,
   async run(ctx) {
-    const argv = agentProgramArgv();
+    const argv = await agentProgramArgv();
     const edit = !ctx.config.disabled_tools?.includes("edit");
     const env = await programEnv(ctx, codingPrompt(ctx.prompt, edit));
     const host = new SubprocessRuntime({ forwardEnv: ctx.config.forward_env });

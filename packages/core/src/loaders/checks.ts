@@ -33,7 +33,7 @@ async function harnessFor(config: EnvConfig): Promise<Harness> {
       },
     );
   }
-  const missing = harness.requirements?.(config.harness) ?? null;
+  const missing = (await harness.requirements?.(config.harness)) ?? null;
   if (missing !== null) throw new ConfigError(`harness.id: ${missing}`, { path: "harness.id" });
   return harness;
 }

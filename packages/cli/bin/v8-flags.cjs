@@ -1,5 +1,5 @@
 /**
- * V8 settings for the CLI, imported first wherever it starts (the bin, the bundle's loader),
+ * V8 settings for the CLI, required first wherever it starts (the bin, the bundle's loader),
  * before anything compiles or allocates much.
  *
  * undici parses HTTP with llhttp compiled to WebAssembly; V8 compiles it with its baseline
@@ -27,9 +27,14 @@
  * compiled from source instead (crypto's 36 modules, vm, net, …: ~22 M instructions of an eval
  * before its first /generate, callgrind). So the built-ins an eval loads after this point are
  * loaded first (the list is of the public modules it loaded after node:v8, Node 20.20).
+ *
+ * Required by absolute path, before any relative or bare require: V8 (Node 20) crashes (SIGSEGV)
+ * when a regex compiled to bytecode under regexp tier-up, and run only once, runs again after
+ * --no-regexp-tier-up. CommonJS's resolver runs its package-name pattern once per relative or
+ * bare require (resolveExports), so `require("./v8-flags.cjs")` followed by any package require
+ * crashed the bin.
  */
-import { createRequire } from "node:module";
-import { setFlagsFromString } from "node:v8";
+const { setFlagsFromString } = require("node:v8");
 
 const BEFORE_FLAGS = [
   "node:crypto",
@@ -39,7 +44,6 @@ const BEFORE_FLAGS = [
   "node:perf_hooks",
   "node:diagnostics_channel",
 ];
-const require = createRequire(import.meta.url);
 for (const m of BEFORE_FLAGS) require(m);
 
 setFlagsFromString("--no-wasm-tier-up");

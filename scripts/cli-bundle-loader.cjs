@@ -1,5 +1,5 @@
 /**
- * packages/cli/dist/main.js (copied there by scripts/bundle-cli.mjs): runs the CLI's bundle,
+ * packages/cli/dist/load.cjs (copied there by scripts/bundle-cli.mjs): runs the CLI's bundle,
  * main.cjs, through V8's code cache. Compiling the bundle's ~2 MB of JavaScript was a quarter
  * of the CPU an eval spent before its first model call; with the cache V8 deserializes the
  * functions an earlier run of the same command compiled instead of compiling them again. The
@@ -9,22 +9,28 @@
  * or V8 refused it, replacing the entries of earlier builds, and anything unreadable is a miss.
  * `ENVROLL_CACHE_DIR=off` turns it off (the bundle is then plainly required).
  */
-import "../bin/v8-flags.mjs";
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import vm from "node:vm";
-import { defaultCacheDir, readWhole } from "envroll/cache-dir.mjs";
+"use strict";
+const { join } = require("node:path");
+// By absolute path: see v8-flags.cjs on what may run before it.
+require(join(__dirname, "../bin/v8-flags.cjs"));
+const { createHash } = require("node:crypto");
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const vm = require("node:vm");
+// The bin hands over the module it found (a package lookup loads part of Node's ES-module loader).
+const { defaultCacheDir, readWhole } =
+  globalThis[Symbol.for("envroll.cli.cacheDir")] ?? require("envroll/cache-dir.cjs");
 
-const BUNDLE = fileURLToPath(new URL("./main.cjs", import.meta.url));
+const BUNDLE = join(__dirname, "main.cjs");
 
-// The bundle is CommonJS, which has no import.meta, and code run by a vm.Script may not call
-// import() without an experimental flag: it resolves and imports (user modules, tsx, Node
-// built-ins) through this module, which sits in the same folder, so both are what they would
-// be from the bundle itself.
-globalThis[Symbol.for("envroll.cli.resolve")] = (specifier) => import.meta.resolve(specifier);
+// Code run by a vm.Script may not call import() without an experimental flag, and CommonJS has
+// no import.meta: the bundle imports (user modules, tsx) through this module, which sits in the
+// same folder, so what it gets is what it would get itself; and it resolves as an ES module
+// would through resolve.mjs beside it, loaded on first use (only a user module or the
+// openai-agents harness asks, so an eval of a built-in environment never starts Node's
+// ES-module loader).
+globalThis[Symbol.for("envroll.cli.resolve")] = (specifier) =>
+  import("./resolve.mjs").then((m) => m.resolve(specifier));
 globalThis[Symbol.for("envroll.cli.import")] = (specifier) => import(specifier);
 
 const hash = (...parts) => createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 16);
@@ -59,7 +65,7 @@ function writeCache({ dir, prefix, file }, script) {
 /** Runs the bundle: main.cjs is its CommonJS module wrapper, a function expression (see bundle-cli.mjs). */
 function run(script) {
   const module = { exports: {}, filename: BUNDLE, id: BUNDLE, loaded: false };
-  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, dirname(BUNDLE));
+  script.runInThisContext()(module.exports, createRequire(BUNDLE), module, BUNDLE, __dirname);
 }
 
 const dir = defaultCacheDir();
@@ -70,18 +76,18 @@ if (dir === null) {
   // Both files are read side by side on libuv's threads, which copy them and fault their pages
   // in (~15 µs a fresh page on the machines measured); the bin started the bundle's read before
   // its build-stamp check.
-  const [cachedData, bundle] = await Promise.all([
-    readWhole(entry.file),
-    globalThis[Symbol.for("envroll.cli.bundle")] ?? readWhole(BUNDLE),
-  ]);
-  // The bundle is ASCII (scripts/bundle-cli.mjs checks): Latin-1 reads it without decoding.
-  // Compiled as read: a string built around it would be copied once more when V8 flattens it.
-  const script = new vm.Script((bundle ?? readFileSync(BUNDLE)).toString("latin1"), {
-    filename: BUNDLE,
-    cachedData,
-  });
-  // Written at exit, so the cache holds every function this command compiled.
-  if (cachedData === undefined || script.cachedDataRejected)
-    process.once("exit", () => writeCache(entry, script));
-  run(script);
+  Promise.all([readWhole(entry.file), globalThis[Symbol.for("envroll.cli.bundle")] ?? readWhole(BUNDLE)]).then(
+    ([cachedData, bundle]) => {
+      // The bundle is ASCII (scripts/bundle-cli.mjs checks): Latin-1 reads it without decoding.
+      // Compiled as read: a string built around it would be copied once more when V8 flattens it.
+      const script = new vm.Script((bundle ?? readFileSync(BUNDLE)).toString("latin1"), {
+        filename: BUNDLE,
+        cachedData,
+      });
+      // Written at exit, so the cache holds every function this command compiled.
+      if (cachedData === undefined || script.cachedDataRejected)
+        process.once("exit", () => writeCache(entry, script));
+      run(script);
+    },
+  );
 }
