@@ -72,7 +72,6 @@ async function runCli(
   return { wallMs, cpuMs: Number(readFileSync(cpuFile, "utf8")) };
 }
 
-
 async function runFloor(dir: string, env: NodeJS.ProcessEnv): Promise<Run> {
   const cpuFile = join(dir, `cpu-${process.hrtime.bigint()}`);
   const { wallMs } = await runNode(["-e", CPU_REPORTER], {
