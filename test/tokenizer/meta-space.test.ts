@@ -10,8 +10,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
-import { type BpeModelJson, BytePairModel, mergeByHeap } from "../../packages/core/src/tokenizer/bpe.ts";
+import { type BpeModelJson, BytePairModel } from "../../packages/core/src/tokenizer/bpe.ts";
 import { packageTokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
+import { mergeByHeap } from "../../packages/core/src/tokenizer/merge-loop.ts";
 import { joinedBeforeMetaSpace } from "../../packages/core/src/tokenizer/meta-space.ts";
 import { ArrayTokenList } from "../../packages/core/src/tokenizer/token-list.ts";
 

@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { mulberry32 } from "../../packages/core/src/random.ts";
-import { BytePairModel, mergeByHeap, mergeByScan } from "../../packages/core/src/tokenizer/bpe.ts";
+import { BytePairModel } from "../../packages/core/src/tokenizer/bpe.ts";
 import { BYTE_TO_CHAR } from "../../packages/core/src/tokenizer/byte-level.ts";
 import { loadTokenizer, qwen3TokenizerDir } from "../../packages/core/src/tokenizer/index.ts";
+import { mergeByHeap, mergeByScan } from "../../packages/core/src/tokenizer/merge-loop.ts";
 import { readFixture } from "../fixtures.ts";
 
 const tok = loadTokenizer();

@@ -13,6 +13,7 @@
  */
 import { BYTE_TO_CHAR } from "./byte-level.ts";
 import type { CompiledBpe } from "./compiled-cache.ts";
+import { mergeAll } from "./merge-loop.ts";
 import { MergeTable, PAIR_SHIFT } from "./merge-table.ts";
 import { joinedBeforeMetaSpace, META_SPACE } from "./meta-space.ts";
 import { AlphabetTokenList, ArrayTokenList, type TokenList } from "./token-list.ts";
@@ -201,7 +202,7 @@ export class BytePairModel {
     }
     const syms: number[] = new Array(bytes.length);
     for (let i = 0; i < bytes.length; i++) syms[i] = this.byteIds[bytes[i]!]!;
-    return this.mergeAll(syms);
+    return mergeAll(syms, this.merges);
   }
 
   /** Character symbols; a missing character becomes its `<0xNN>` bytes, or the unknown token. */
@@ -242,7 +243,7 @@ export class BytePairModel {
       if (!(this.fuseUnk && lastUnk)) syms.push(this.unkId);
       lastUnk = true;
     }
-    return this.mergeAll(syms);
+    return mergeAll(syms, this.merges);
   }
 
   /**
@@ -263,133 +264,10 @@ export class BytePairModel {
     table[c] = id === undefined ? -1 : id + 1;
     return id;
   }
-
-  /**
-   * Merges the lowest-ranked adjacent pair (leftmost on ties) until none is left, as HF's BPE
-   * does. Short pieces (nearly all) take a plain rescan; long ones the heap, because rescanning
-   * is quadratic in the piece length, and a 32k-character run of letters or punctuation (a DNA
-   * string, a `=====` rule in a tool result) would block the event loop for seconds. Both give
-   * the same merges.
-   */
-  private mergeAll(syms: number[]): number[] {
-    return syms.length > HEAP_MERGE_MIN ? mergeByHeap(syms, this.merges) : mergeByScan(syms, this.merges);
-  }
 }
 
 /** Pieces this long (UTF-16 units) or longer are not cached. */
 const CACHE_PIECE_MAX = 256;
-/** Pieces longer than this (in bytes) are merged with the heap. */
-const HEAP_MERGE_MIN = 64;
-/** Heap key: rank * POS_SHIFT + left position; ranks < 2^21, so keys stay exact below 2^53. */
-const POS_SHIFT = 2 ** 31;
-
-/** The rescanning merge loop: O(n²), fastest for short pieces. Modifies and returns `syms`. */
-export function mergeByScan(syms: number[], merges: MergeTable): number[] {
-  while (syms.length > 1) {
-    let bestRank = Number.POSITIVE_INFINITY;
-    let bestPos = -1;
-    let bestId = -1;
-    for (let i = 0; i < syms.length - 1; i++) {
-      const packed = merges.get(syms[i]!, syms[i + 1]!);
-      if (packed < 0) continue;
-      const rank = Math.floor(packed / PAIR_SHIFT);
-      if (rank < bestRank) {
-        bestRank = rank;
-        bestPos = i;
-        bestId = packed - rank * PAIR_SHIFT;
-      }
-    }
-    if (bestPos < 0) break;
-    syms.splice(bestPos, 2, bestId);
-  }
-  return syms;
-}
-
-/**
- * HF's `Word::merge_all`: a min-heap of candidate merges keyed by (rank, left position) over a
- * linked list of symbols; an entry whose pair has changed since it was pushed is skipped.
- * O(n log n). Positions are original indices, so "smallest position" is "leftmost".
- */
-export function mergeByHeap(syms: readonly number[], merges: MergeTable): number[] {
-  const n = syms.length;
-  const sym = Int32Array.from(syms);
-  const next = new Int32Array(n);
-  const prev = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    prev[i] = i - 1;
-    next[i] = i + 1 < n ? i + 1 : -1;
-  }
-  // n - 1 initial candidates and at most two per merge (n - 1 merges): 3n slots always suffice,
-  // so the heap is one preallocated typed array (a growing number[] was the loop's main cost).
-  const heap = new Float64Array(3 * n);
-  let size = 0;
-  for (let i = 0; i < n - 1; i++) {
-    const packed = merges.get(sym[i]!, sym[i + 1]!);
-    if (packed >= 0) size = heapPush(heap, size, Math.floor(packed / PAIR_SHIFT) * POS_SHIFT + i);
-  }
-  while (size > 0) {
-    const key = heap[0]!;
-    size = heapPop(heap, size);
-    const rank = Math.floor(key / POS_SHIFT);
-    const i = key - rank * POS_SHIFT;
-    const j = next[i]!;
-    if (sym[i]! < 0 || j < 0) continue;
-    const packed = merges.get(sym[i]!, sym[j]!);
-    // Each pair has exactly one rank, so an equal rank means the pair is still the pushed one.
-    if (packed < 0 || Math.floor(packed / PAIR_SHIFT) !== rank) continue;
-    sym[i] = packed - rank * PAIR_SHIFT;
-    sym[j] = -1;
-    const k = next[j]!;
-    next[i] = k;
-    if (k >= 0) prev[k] = i;
-    const h = prev[i]!;
-    if (h >= 0) {
-      const left = merges.get(sym[h]!, sym[i]!);
-      if (left >= 0) size = heapPush(heap, size, Math.floor(left / PAIR_SHIFT) * POS_SHIFT + h);
-    }
-    if (k >= 0) {
-      const right = merges.get(sym[i]!, sym[k]!);
-      if (right >= 0) size = heapPush(heap, size, Math.floor(right / PAIR_SHIFT) * POS_SHIFT + i);
-    }
-  }
-  // Position 0 is never merged away (only right-hand symbols are), so the list starts there.
-  const out: number[] = [];
-  for (let i = n > 0 ? 0 : -1; i >= 0; i = next[i]!) out.push(sym[i]!);
-  return out;
-}
-
-/** Pushes `key` onto the heap of `size` entries; returns the new size. */
-function heapPush(heap: Float64Array, size: number, key: number): number {
-  let i = size;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (heap[parent]! <= key) break;
-    heap[i] = heap[parent]!;
-    i = parent;
-  }
-  heap[i] = key;
-  return size + 1;
-}
-
-/** Removes the smallest key (read `heap[0]` first); returns the new size. */
-function heapPop(heap: Float64Array, size: number): number {
-  const n = size - 1;
-  const last = heap[n]!;
-  if (n > 0) {
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && heap[r]! < heap[l]! ? r : l;
-      if (heap[c]! >= last) break;
-      heap[i] = heap[c]!;
-      i = c;
-    }
-    heap[i] = last;
-  }
-  return n;
-}
 
 function splitMergeString(merge: string): [string, string] {
   const at = merge.indexOf(" ", 1);
