@@ -29,18 +29,20 @@ export const headers = lazySchema(() =>
 );
 
 /**
- * A table most configs leave out, built only when one has it: the schemas here are built on
- * first use (lazy-schema.ts), and a parent that composed the table's schema directly would
- * build it with itself. The wrapper adds nothing to validation: same output, issues and paths.
+ * A key's schema built only when a config has the key (`onUse(build).default(value)` gives the
+ * default without building it): the schemas here are built on first use (lazy-schema.ts), and
+ * a parent that composed a key's schema directly would build it with itself, so a config's
+ * validation would build every table and rule it leaves out. The wrapper adds nothing to
+ * validation: same output, issues and paths.
  */
-const onUse = <T extends z.ZodType>(schema: T) => z.lazy(() => schema);
+const onUse = <T extends z.ZodType>(build: () => T) => z.lazy(build);
 /**
- * `onUse(table).optional()`. zod's optional asks its inner type whether it is "defaulted", which
- * would resolve the deferral when the parent object sorts its keys; for a table (an object
- * schema, never defaulted) the answer is known without building it.
+ * `onUse(build).optional()`. zod's optional asks its inner type whether it is "defaulted", which
+ * would resolve the deferral when the parent object sorts its keys; every use here wraps a
+ * schema with no default (a table, a refusal), so the answer is known without building it.
  */
-const optionalOnUse = <T extends z.ZodType>(table: T) => {
-  const deferred = onUse(table);
+const optionalOnUse = <T extends z.ZodType>(build: () => T) => {
+  const deferred = onUse(build);
   Object.defineProperty(deferred._zod, "optin", { value: undefined, configurable: true, writable: true });
   return deferred.optional();
 };
@@ -49,13 +51,10 @@ const optionalOnUse = <T extends z.ZodType>(table: T) => {
  * A Verifiers key envroll does not implement: accepted by name so the error says so, rather
  * than being a misspelling or, worse, silently ignored.
  */
-const refused = (why: string) => z.never({ error: `not supported by envroll: ${why}` }).optional();
+const refused = (why: string) => optionalOnUse(() => z.never({ error: `not supported by envroll: ${why}` }));
 /** A Verifiers switch envroll cannot turn on: false (its default) is fine, true is refused. */
 const refusedSwitch = (why: string) =>
-  z
-    .boolean()
-    .refine((on) => !on, { error: `not supported by envroll: ${why}` })
-    .default(false);
+  onUse(() => z.boolean().refine((on) => !on, { error: `not supported by envroll: ${why}` })).default(false);
 
 export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
 
@@ -94,7 +93,7 @@ export const PythonSchema = lazySchema(() =>
 export const TasksetBaseSchema = lazySchema(() =>
   z.looseObject({
     id: z.string({ error: "required: name a taskset" }).min(1, { error: "required: name a taskset" }),
-    task: onUse(TaskConfigSchema).default({ judges: [] }),
+    task: onUse(() => TaskConfigSchema).default({ judges: [] }),
   }),
 );
 
@@ -131,12 +130,12 @@ export const HarnessSchema = lazySchema(() =>
   z
     .strictObject({
       id: z.string().min(1).default("default"),
-      runtime: onUse(RuntimeSchema).default({ type: "auto" }),
+      runtime: onUse(() => RuntimeSchema).default({ type: "auto" }),
       env: headers.default({}),
       forward_env: names.default([]),
       disabled_tools: names.nullable().default(null),
       command: z.array(z.string(), { error: "expected an argv array of strings" }).min(1).optional(),
-      acp: optionalOnUse(AcpSchema),
+      acp: optionalOnUse(() => AcpSchema),
       /** Hosted tools a program offers (Responses `web_search`, …): left out and listed on the trace, or refused. */
       hosted_tools: z.enum(["drop", "refuse"]).optional(),
     })
@@ -186,8 +185,8 @@ export const GroupFailureSchema = lazySchema(() =>
 
 export const RetriesSchema = lazySchema(() =>
   z.strictObject({
-    rollout: onUse(RolloutRetrySchema).default({ max_retries: 0, include: [], exclude: [] }),
-    group: onUse(GroupFailureSchema).default({
+    rollout: onUse(() => RolloutRetrySchema).default({ max_retries: 0, include: [], exclude: [] }),
+    group: onUse(() => GroupFailureSchema).default({
       policy: "drop-group",
       max_retries: 2,
       fallback: "drop-group",
@@ -233,7 +232,7 @@ export const EvalClientSchema = lazySchema(() =>
      * request names no max_tokens): a provider that hangs is cut and asked again instead of holding
      * the rollout forever (Verifiers' EvalClient has no limit at all).
      */
-    deadline: onUse(DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
+    deadline: onUse(() => DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
   }),
 );
 
@@ -253,7 +252,7 @@ export const TrainClientSchema = lazySchema(() =>
     /** A fixed per-request limit; when set it replaces `deadline`. */
     timeout: seconds,
     /** Per-request stall deadline, scaled by each request's token budget (`timeout` replaces it). */
-    deadline: onUse(DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
+    deadline: onUse(() => DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
     max_retries: whole(0).optional(),
     routing_key_header: z.string().optional(),
     lora: z.string().nullable().optional(),
@@ -342,29 +341,36 @@ export const PARTIAL_ROLLOUT_DEFAULTS = {
 export const EnvConfigSchema = lazySchema(() =>
   z.strictObject({
     taskset: TasksetBaseSchema,
-    harness: onUse(HarnessSchema).default({
+    harness: onUse(() => HarnessSchema).default({
       id: "default",
       runtime: { type: "auto" },
       env: {},
       forward_env: [],
       disabled_tools: null,
     }),
-    timeout: onUse(TimeoutSchema).default({ setup: null, rollout: null, finalize: null, scoring: null }),
-    retries: onUse(RetriesSchema).default({
+    timeout: onUse(() => TimeoutSchema).default({
+      setup: null,
+      rollout: null,
+      finalize: null,
+      scoring: null,
+    }),
+    retries: onUse(() => RetriesSchema).default({
       rollout: { max_retries: 0, include: [], exclude: [] },
       group: { policy: "drop-group", max_retries: 2, fallback: "drop-group" },
     }),
-    python: onUse(PythonSchema).default({ executable: null, path: [] }),
+    python: onUse(() => PythonSchema).default({ executable: null, path: [] }),
     /** MCP servers offered as toolsets beside the taskset's own (see config/mcp-spec.ts). */
-    toolsets: z.array(onUse(McpServerSpecSchema)).default([]),
-    max_turns: optionalWhole(1),
-    max_input_tokens: optionalWhole(1),
-    max_output_tokens: optionalWhole(1),
-    max_total_tokens: optionalWhole(1),
+    toolsets: onUse(() => z.array(McpServerSpecSchema)).default([]),
+    max_turns: onUse(() => whole(1).nullable()).default(null),
+    max_input_tokens: onUse(() => whole(1).nullable()).default(null),
+    max_output_tokens: onUse(() => whole(1).nullable()).default(null),
+    max_total_tokens: onUse(() => whole(1).nullable()).default(null),
     multiplex: refused("rollouts share one interception server; max_concurrent bounds them"),
     // An empty name would only fail at the provider, per request, as an opaque 4xx.
-    model: z.string().min(1, "expected a non-empty model name").default("deepseek/deepseek-v4-flash"),
-    client: onUse(ClientSchema).default({
+    model: onUse(() => z.string().min(1, "expected a non-empty model name")).default(
+      "deepseek/deepseek-v4-flash",
+    ),
+    client: onUse(() => ClientSchema).default({
       type: "eval",
       base_url: DEFAULT_BASE_URL,
       api_key_var: "PRIME_API_KEY",
@@ -372,43 +378,42 @@ export const EnvConfigSchema = lazySchema(() =>
       timeout: null,
       deadline: { ...DEFAULT_DEADLINE },
     }),
-    sampling: SamplingSchema.default({}),
-    partial_rollout: onUse(PartialRolloutSchema).default({ ...PARTIAL_ROLLOUT_DEFAULTS }),
-    num_tasks: optionalWhole(1),
-    num_rollouts: whole(1).default(1),
-    shuffle: z.boolean().default(false),
-    max_concurrent: whole(1).default(128),
+    sampling: onUse(() => SamplingSchema).default({}),
+    partial_rollout: onUse(() => PartialRolloutSchema).default({ ...PARTIAL_ROLLOUT_DEFAULTS }),
+    num_tasks: onUse(() => whole(1).nullable()).default(null),
+    num_rollouts: onUse(() => whole(1)).default(1),
+    shuffle: onUse(() => z.boolean()).default(false),
+    max_concurrent: onUse(() => whole(1)).default(128),
     /** eval: one line per finished rollout on stderr (task, rollout, reward, stop, error). */
-    verbose: z.boolean().default(false),
-    dry_run: z.boolean().default(false),
+    verbose: onUse(() => z.boolean()).default(false),
+    dry_run: onUse(() => z.boolean()).default(false),
     /** eval: the progress line redrawn in place on a terminal; false prints plain lines. */
-    rich: z.boolean().default(true),
+    rich: onUse(() => z.boolean()).default(true),
     server: refusedSwitch("environment servers; `envroll serve` is the rollout service for Miles"),
     push: refusedSwitch("results stay in the local run folder (output_dir)"),
     /** eval: a reward at or above this counts as correct for pass@k. */
-    pass_threshold: z.number({ error: "expected a number" }).finite().default(0.5),
+    pass_threshold: onUse(() => z.number({ error: "expected a number" }).finite()).default(0.5),
     /** eval: a run whose error rate is above this fails (exit 1); null: only an all-errored run fails. */
-    max_error_rate: z
-      .number({ error: "expected a number in [0, 1] or null" })
-      .min(0, { error: "expected a number in [0, 1] or null" })
-      .max(1, { error: "expected a number in [0, 1] or null" })
-      .nullable()
-      .default(null),
-    output_dir: z.string().nullable().default(null),
-    resume: z.string().nullable().default(null),
+    max_error_rate: onUse(() =>
+      z
+        .number({ error: "expected a number in [0, 1] or null" })
+        .min(0, { error: "expected a number in [0, 1] or null" })
+        .max(1, { error: "expected a number in [0, 1] or null" })
+        .nullable(),
+    ).default(null),
+    output_dir: onUse(() => z.string().nullable()).default(null),
+    resume: onUse(() => z.string().nullable()).default(null),
     /**
      * A sampled turn whose tool call did not parse: `count` (recorded on the trace and in the
      * summary), `error` (the rollout fails with ToolCallParseError), or `penalty` (the reward
      * loses `penalty` per such turn).
      */
-    tool_call_failures: z
-      .lazy(() =>
-        z.strictObject({
-          action: z.enum(["count", "error", "penalty"]).default("count"),
-          penalty: z.number({ error: "expected a number ≥ 0" }).finite().min(0).default(1),
-        }),
-      )
-      .default({ action: "count", penalty: 1 }),
+    tool_call_failures: onUse(() =>
+      z.strictObject({
+        action: z.enum(["count", "error", "penalty"]).default("count"),
+        penalty: z.number({ error: "expected a number ≥ 0" }).finite().min(0).default(1),
+      }),
+    ).default({ action: "count", penalty: 1 }),
   }),
 );
 
