@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from "node:events";
 import type { Client, Sampling } from "./clients/client.ts";
-import { tasksetFields } from "./config/load.ts";
+import { ONCE, tasksetFields } from "./config/load.ts";
 import type { EnvConfig } from "./config/schema.ts";
 import { type RolloutLimit, runEpisode } from "./episode.ts";
 import { errorMessage, LoadError } from "./errors.ts";
@@ -117,9 +117,10 @@ export async function loadEnvironment(
   // Only the rows the run uses are validated: checking all 2,400 of a dataset for `-n 1` was a
   // tenth of an eval's start-up.
   const dataSchema = taskset.dataSchema;
+  const once = picked.length <= FEW_ROWS ? ONCE : undefined;
   const rows = picked.map((i) => {
     if (!dataSchema) return loaded[i]!;
-    const p = dataSchema.safeParse(loaded[i]);
+    const p = dataSchema.safeParse(loaded[i], once);
     if (!p.success)
       throw new LoadError(`taskset: row ${i} of "${taskset.id}" is invalid: ${p.error.message}`);
     return p.data as TaskData;
@@ -128,6 +129,12 @@ export async function loadEnvironment(
   const judges = await loadJudges(config.taskset.task.judges, options.judges);
   return new Environment(config, taskset, harness, factory, rows, judges);
 }
+
+/**
+ * Up to this many rows are parsed without zod's compiled fast path: compiling it (`new Function`,
+ * which no code cache keeps) costs more than a few parses take without it.
+ */
+const FEW_ROWS = 32;
 
 export class Environment {
   private limiter: Limiter;

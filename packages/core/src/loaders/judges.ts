@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { configErrorFromIssues, didYouMean } from "../config/issues.ts";
+import { ONCE } from "../config/load.ts";
 import { COMMON_JUDGE_KEYS, JudgeCommonSchema, type JudgeConfig } from "../config/schema.ts";
 import { ConfigError, errorMessage } from "../errors.ts";
 import { BUILTIN_JUDGE_IDS, builtinJudge } from "../judges/builtins.ts";
@@ -65,7 +66,7 @@ function checkOwnKeys(def: JudgeDefinition<any, any>, own: Table, where: string)
     );
   }
   const strict = typeof schema.strict === "function" ? schema.strict() : schema;
-  const res = strict.safeParse(own);
+  const res = strict.safeParse(own, ONCE);
   if (!res.success) throw configErrorFromIssues(res.error.issues, own, strict, where, COMMON_JUDGE_KEYS);
   return res.data as Table;
 }
@@ -77,7 +78,7 @@ async function validateOne(entry: unknown, index: number): Promise<JudgeConfig> 
   const table = entry as Table;
   const pick = (common: boolean) =>
     Object.fromEntries(Object.entries(table).filter(([k]) => COMMON_JUDGE_KEYS.includes(k) === common));
-  const parsed = JudgeCommonSchema.safeParse(pick(true));
+  const parsed = JudgeCommonSchema.safeParse(pick(true), ONCE);
   if (!parsed.success) throw configErrorFromIssues(parsed.error.issues, pick(true), JudgeCommonSchema, where);
   const { id, prompt_file } = parsed.data;
   let def = builtinJudge(id);
