@@ -39,15 +39,13 @@ const [coreDir, engineDir] = Object.entries({ envroll: "core", "@envroll/engine"
   ([name, folder]) =>
     packageAt(join(cliDir, "..", folder), name) ?? join(require.resolve(`${name}/package.json`), ".."),
 );
-const cacheDir = require(join(coreDir, "cache-dir.cjs"));
 
-// The bundle (dist/main.cjs, 2 MB) is read on a libuv thread while the stamps below are
-// checked; dist/load.cjs takes the bytes (undefined when unreadable: it reads again and fails)
-// and this cache-dir.cjs.
-if (!fromSource) {
-  globalThis[Symbol.for("envroll.cli.bundle")] = cacheDir.readWhole(join(cliDir, "dist/main.cjs"));
-  globalThis[Symbol.for("envroll.cli.cacheDir")] = cacheDir;
-}
+// The bundle (dist/main.cjs) and its code cache are read on libuv's threads while the stamps
+// below are checked; dist/load.cjs takes the reads.
+if (!fromSource)
+  globalThis[Symbol.for("envroll.cli.reads")] = require(join(__dirname, "code-cache.cjs")).prefetch(
+    require(join(coreDir, "cache-dir.cjs")),
+  );
 
 const { builtIsCurrent } = require(join(coreDir, "build-stamp.cjs"));
 if (!fromSource && [coreDir, engineDir, cliDir].every(builtIsCurrent)) {
