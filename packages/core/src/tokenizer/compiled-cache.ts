@@ -5,7 +5,7 @@
  * else one UTF-16 string) with each token's offsets, and the merge table's own hash slots, which
  * are used where they lie in the file's bytes (nothing is rebuilt or split into per-token
  * strings at load). Its size is what a start-up pays for it: on the machines measured each
- * fresh 4 KB page read into costs ~15 µs, so the file is kept small (about 5.5 MB for Qwen3). An entry is keyed by the
+ * fresh 4 KB page read into costs ~15 µs, so the file is kept small (about 3.6 MB for Qwen3). An entry is keyed by the
  * file's real path, size and mtime and by the compiled format; it is written to a temp file and renamed, so a concurrent reader sees all of it or nothing;
  * anything unreadable counts as a miss. Folders under the temp folder are not cached (test
  * checkpoints come and go). `ENVROLL_CACHE_DIR` moves the cache (`off`: none).
@@ -19,7 +19,7 @@ import type { MergeTableArrays } from "./merge-table.ts";
 import { AlphabetTokenList, PackedTokenList } from "./token-list.ts";
 
 /** Bumped whenever the compiled form or what BytePairModel derives from it changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 const MAGIC = "envroll-tokenizer";
 
 /** A BPE model as compiled from tokenizer.json: ids 0..n-1 ↔ `tokens`, and its merge table. */
@@ -43,9 +43,10 @@ interface Header {
   source: string;
   size: number;
   mtimeMs: number;
-  /** Vocabulary size, merge-table slots and merges in them, bytes of the tokens' text. */
+  /** Vocabulary size, merge-table slots, rule words and merges in them, bytes of the tokens' text. */
   tokens: number;
   slots: number;
+  rules: number;
   merges: number;
   tokensBytes: number;
   /** How the tokens' text is stored: UTF-16, or one byte per byte-level alphabet character. */
@@ -57,16 +58,15 @@ interface Header {
 
 /**
  * Where each part lies after the header (8-aligned, so typed arrays can view the bytes):
- * token offsets (int32), the slots' left and right ids (int32), their packed rank/id (float64),
- * then the tokens' text, used where it lies: alphabet bytes, or UTF-16 copied into a string.
+ * token offsets (int32), the merge table's slots and rules (int32, merge-table.ts), then the
+ * tokens' text, used where it lies: alphabet bytes, or UTF-16 copied into a string.
  */
-function layout(headerLen: number, h: Pick<Header, "tokens" | "slots" | "tokensBytes">) {
+function layout(headerLen: number, h: Pick<Header, "tokens" | "slots" | "rules" | "tokensBytes">) {
   const offsets = align8(4 + headerLen);
-  const left = offsets + align8(4 * (h.tokens + 1));
-  const right = left + 4 * h.slots;
-  const packed = align8(right + 4 * h.slots);
-  const text = packed + 8 * h.slots;
-  return { offsets, left, right, packed, text, end: text + h.tokensBytes };
+  const slots = offsets + align8(4 * (h.tokens + 1));
+  const rules = slots + align8(4 * h.slots);
+  const text = rules + align8(4 * h.rules);
+  return { offsets, slots, rules, text, end: text + h.tokensBytes };
 }
 
 export { defaultCacheDir };
@@ -135,9 +135,8 @@ export function readCompiled(path: string, cacheDir: string): CachedTokenizer | 
         ? new AlphabetTokenList(view(Uint8Array, at.text, header.tokensBytes), offsets)
         : new PackedTokenList(bytes.toString("utf16le", at.text, at.end), offsets);
     const merges: MergeTableArrays = {
-      left: view(Int32Array, at.left, header.slots),
-      right: view(Int32Array, at.right, header.slots),
-      packed: view(Float64Array, at.packed, header.slots),
+      slots: view(Int32Array, at.slots, header.slots),
+      rules: view(Int32Array, at.rules, header.rules),
       count: header.merges,
     };
     const textLength = tokens instanceof AlphabetTokenList ? tokens.bytes.length : tokens.text.length;
@@ -183,7 +182,8 @@ export function writeCompiled(
       size: entry.size,
       mtimeMs: entry.mtimeMs,
       tokens: tokens.length,
-      slots: merges.left.length,
+      slots: merges.slots.length,
+      rules: merges.rules.length,
       merges: merges.count,
       tokensBytes: tokensText.length,
       text: tokens instanceof AlphabetTokenList ? "alphabet" : "utf16",
@@ -196,12 +196,10 @@ export function writeCompiled(
     const out = Buffer.alloc(at.end);
     out.writeUInt32LE(headerText.length, 0);
     headerText.copy(out, 4);
-    const put = (a: Int32Array | Float64Array, o: number) =>
-      Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(out, o);
+    const put = (a: Int32Array, o: number) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(out, o);
     put(tokens.offsets, at.offsets);
-    put(merges.left, at.left);
-    put(merges.right, at.right);
-    put(merges.packed, at.packed);
+    put(merges.slots, at.slots);
+    put(merges.rules, at.rules);
     tokensText.copy(out, at.text);
     mkdirSync(cacheDir, { recursive: true });
     const tmp = `${entry.file}.${process.pid}.tmp`;
