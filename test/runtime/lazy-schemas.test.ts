@@ -5,6 +5,7 @@ import { AcpSchema } from "../../packages/core/src/config/acp-schema.ts";
 import { McpServerSpecSchema } from "../../packages/core/src/config/mcp-spec.ts";
 import {
   EnvConfigSchema,
+  EvalClientSchema,
   HarnessSchema,
   JudgeCommonSchema,
   PythonSchema,
@@ -23,6 +24,7 @@ test("an eval's config builds only the schemas of the tables it has", async () =
   const unused = {
     AcpSchema,
     McpServerSpecSchema,
+    EvalClientSchema,
     RuntimeSchema,
     TimeoutSchema,
     RetriesSchema,
@@ -94,6 +96,14 @@ test("a deferred table still names the misspelt key and its nearest name", async
   await assert.rejects(
     loadConfig(null, { "taskset.id": "reverse-text", "timeout.setpu": 3 }),
     /timeout\.setpu: unknown key \(did you mean "setup"\?\)/,
+  );
+  await assert.rejects(
+    loadConfig(null, { "taskset.id": "reverse-text", "client.type": "x" }),
+    /^ConfigError: client\.type: expected one of "eval", "train", got "x"$/m,
+  );
+  await assert.rejects(
+    loadConfig(null, { "taskset.id": "reverse-text", "client.type": "eval", "client.renderer": "qwen3" }),
+    /^ConfigError: client\.renderer: unknown key$/m,
   );
   await assert.rejects(
     loadConfig('taskset.id = "reverse-text"\n[[toolsets]]\nname = "m"\n', {}),

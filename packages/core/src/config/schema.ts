@@ -219,9 +219,13 @@ export const DeadlineSchema = lazySchema(() =>
   }),
 );
 
+/** The client types: each a `type` literal of its table's schema and the union's key for it. */
+const EVAL = "eval";
+const TRAIN = "train";
+
 export const EvalClientSchema = lazySchema(() =>
   z.strictObject({
-    type: z.literal("eval"),
+    type: z.literal(EVAL),
     base_url: httpUrl.default(DEFAULT_BASE_URL),
     api_key_var: z.string().nullable().default("PRIME_API_KEY"),
     headers: headers.default({}),
@@ -239,7 +243,7 @@ export const EvalClientSchema = lazySchema(() =>
 /** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
 export const TrainClientSchema = lazySchema(() =>
   z.strictObject({
-    type: z.literal("train"),
+    type: z.literal(TRAIN),
     base_url: httpUrl.default("http://127.0.0.1:30000"),
     api_key_var: z.string().nullable().default(null),
     headers: headers.default({}),
@@ -260,8 +264,27 @@ export const TrainClientSchema = lazySchema(() =>
   }),
 );
 
+/**
+ * One option of a union keyed by `type`, built when a table picks it. The union finds options by
+ * the values of their `type` (zod's `propValues`), which it would build every option to read;
+ * the value is given here, the same constant the option's `z.literal` takes.
+ */
+const optionOnUse = <T extends z.ZodType>(type: string, build: () => T) => {
+  const deferred = onUse(build);
+  const propValues = { type: new Set([type]) };
+  Object.defineProperty(deferred._zod, "propValues", {
+    value: propValues,
+    configurable: true,
+    writable: true,
+  });
+  return deferred;
+};
+
 export const ClientSchema = lazySchema(() =>
-  z.discriminatedUnion("type", [EvalClientSchema, TrainClientSchema]),
+  z.discriminatedUnion("type", [
+    optionOnUse(EVAL, () => EvalClientSchema),
+    optionOnUse(TRAIN, () => TrainClientSchema),
+  ]),
 );
 
 export const SamplingSchema = lazySchema(() =>

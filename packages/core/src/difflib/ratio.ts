@@ -51,6 +51,8 @@ function codePointRatio(a: string, b: string, options: SequenceMatcherOptions): 
     bufB = new Int32Array(b.length * 2);
     bufTable = new Int32Array(b.length * 4 + 1);
   }
+  // Made on the first reward: its two 256 KB tables are no part of a command's start-up.
+  interner ??= new CodePointInterner();
   interner.reset();
   const nb = interner.intern(b, bufB);
   const symbols = interner.size;
@@ -123,7 +125,7 @@ class CodePointInterner {
   }
 }
 
-const interner = new CodePointInterner();
+let interner: CodePointInterner | undefined;
 
 /** `get_matching_blocks()` as `[i, j, size]` in code-point indices. */
 export function matchingBlocks(a: string, b: string, options: SequenceMatcherOptions = {}): MatchingBlock[] {
