@@ -43,6 +43,10 @@ const BEFORE_FLAGS = [
   "node:os",
   "node:perf_hooks",
   "node:diagnostics_channel",
+  // Since the start path is CommonJS, not an ES module: createRequire and, for the core's
+  // fs/promises imports, Node's fs/dir, watchers and readline modules.
+  "node:module",
+  "node:fs/promises",
 ];
 for (const m of BEFORE_FLAGS) require(m);
 
