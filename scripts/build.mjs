@@ -8,9 +8,9 @@
  * to what exists in dist/: `./x.ts` → `./x.js`, and the sibling packages'
  * `envroll/internal/<p>.ts` (which resolve to src/ for development) → `envroll/dist/<p>.js`.
  *
- * The CLI: one bundle (scripts/bundle-cli.mjs): dist/main.js plus a chunk per command and for
- * the code they share, with the core, the engine and their dependencies inside, because Node's
- * module loader spends more on 335 separate files than on the code in them.
+ * The CLI: one bundle (scripts/bundle-cli.mjs): dist/main.cjs, run by dist/load.cjs, plus chunks
+ * of packages an eval never loads, with the core, the engine and their dependencies inside,
+ * because Node's module loader spends more on 335 separate files than on the code in them.
  *
  * Each package's dist/ refuses to run when its sources changed since the build (see
  * packages/core/build-stamp.mjs); the stamp is written last, from the sources as they were

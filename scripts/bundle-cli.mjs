@@ -6,7 +6,7 @@
  * `import()` (a command, a harness, the engine, the interception server) is evaluated only when
  * first imported. main.cjs is written inside its module wrapper (a function expression, so
  * requiring it runs nothing): dist/load.cjs compiles it through V8's code cache and calls it
- * (scripts/cli-bundle-loader.mjs).
+ * (scripts/cli-bundle-loader.cjs, bin/code-cache.cjs).
  *
  * A user's module (a taskset, a judge) that imports `envroll` or `zod` must get the bundle's
  * copies, not second ones: envroll.mjs and zod.mjs re-export them from the running bundle, and
