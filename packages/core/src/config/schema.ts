@@ -7,56 +7,36 @@
 import { z } from "zod";
 import { lazySchema } from "../lazy-schema.ts";
 import { AcpSchema } from "./acp-schema.ts";
+import {
+  ClientSchema,
+  DEFAULT_BASE_URL,
+  DEFAULT_DEADLINE,
+  type EvalClientSchema,
+  type TrainClientSchema,
+} from "./client-schema.ts";
 import { McpServerSpecSchema } from "./mcp-spec.ts";
+import {
+  headers,
+  httpUrl,
+  names,
+  onUse,
+  optionalOnUse,
+  optionalWhole,
+  refused,
+  refusedSwitch,
+  seconds,
+  whole,
+} from "./schema-parts.ts";
 
-const wholeMsg = (min: number) => `expected a whole number ≥ ${min}`;
-export const whole = (min: number) => z.int({ error: wholeMsg(min) }).min(min, { error: wholeMsg(min) });
-const optionalWhole = (min: number) => whole(min).nullable().default(null);
-const seconds = lazySchema(() =>
-  z
-    .number({ error: "expected a number of seconds > 0 or null" })
-    .positive({ error: "expected a number of seconds > 0 or null" })
-    .nullable()
-    .default(null),
-);
-const names = lazySchema(() =>
-  z.array(z.string({ error: "expected a string" }), { error: "expected an array of strings" }),
-);
-export const headers = lazySchema(() =>
-  z.record(z.string(), z.string({ error: "expected a string" }), {
-    error: "expected a table of strings",
-  }),
-);
-
-/**
- * A key's schema built only when a config has the key (`onUse(build).default(value)` gives the
- * default without building it): the schemas here are built on first use (lazy-schema.ts), and
- * a parent that composed a key's schema directly would build it with itself, so a config's
- * validation would build every table and rule it leaves out. The wrapper adds nothing to
- * validation: same output, issues and paths.
- */
-const onUse = <T extends z.ZodType>(build: () => T) => z.lazy(build);
-/**
- * `onUse(build).optional()`. zod's optional asks its inner type whether it is "defaulted", which
- * would resolve the deferral when the parent object sorts its keys; every use here wraps a
- * schema with no default (a table, a refusal), so the answer is known without building it.
- */
-const optionalOnUse = <T extends z.ZodType>(build: () => T) => {
-  const deferred = onUse(build);
-  Object.defineProperty(deferred._zod, "optin", { value: undefined, configurable: true, writable: true });
-  return deferred.optional();
-};
-
-/**
- * A Verifiers key envroll does not implement: accepted by name so the error says so, rather
- * than being a misspelling or, worse, silently ignored.
- */
-const refused = (why: string) => optionalOnUse(() => z.never({ error: `not supported by envroll: ${why}` }));
-/** A Verifiers switch envroll cannot turn on: false (its default) is fine, true is refused. */
-const refusedSwitch = (why: string) =>
-  onUse(() => z.boolean().refine((on) => !on, { error: `not supported by envroll: ${why}` })).default(false);
-
-export const DEFAULT_BASE_URL = "https://api.pinference.ai/api/v1";
+export {
+  ClientSchema,
+  DEFAULT_BASE_URL,
+  DEFAULT_DEADLINE,
+  DeadlineSchema,
+  EvalClientSchema,
+  TrainClientSchema,
+} from "./client-schema.ts";
+export { headers, httpUrl, whole } from "./schema-parts.ts";
 
 /**
  * One `[[taskset.task.judges]]` table, as the schema takes it: its keys depend on the judge id,
@@ -192,99 +172,6 @@ export const RetriesSchema = lazySchema(() =>
       fallback: "drop-group",
     }),
   }),
-);
-
-/** An http(s) URL, checked at load so a typo names `client.base_url` instead of failing later as "Invalid URL". */
-export const httpUrl = lazySchema(() => z.url({ protocol: /^https?$/ }));
-
-/**
- * eval's stall deadline: one /generate attempt that runs past `base + max_new_tokens × per_token`
- * seconds is cut, aborted and retried. 30 s covers queueing and the prefill of a long prompt on a
- * busy engine; 0.05 s a token (20 tokens/s) is below the per-request decode rate of a loaded
- * SGLang server, so a healthy generation ends inside it and only a stuck one is cut (a turn of
- * 1,024 tokens gets 81 s). A wrong cut costs a retry, not the rollout.
- */
-export const DEFAULT_DEADLINE: Readonly<{ base: number; per_token: number }> = { base: 30, per_token: 0.05 };
-
-export const DeadlineSchema = lazySchema(() =>
-  z.strictObject({
-    base: z
-      .number({ error: "expected a number of seconds > 0" })
-      .positive({ error: "expected a number of seconds > 0" })
-      .default(DEFAULT_DEADLINE.base),
-    per_token: z
-      .number({ error: "expected a number of seconds ≥ 0" })
-      .min(0, { error: "expected a number of seconds ≥ 0" })
-      .default(DEFAULT_DEADLINE.per_token),
-  }),
-);
-
-/** The client types: each a `type` literal of its table's schema and the union's key for it. */
-const EVAL = "eval";
-const TRAIN = "train";
-
-export const EvalClientSchema = lazySchema(() =>
-  z.strictObject({
-    type: z.literal(EVAL),
-    base_url: httpUrl.default(DEFAULT_BASE_URL),
-    api_key_var: z.string().nullable().default("PRIME_API_KEY"),
-    headers: headers.default({}),
-    /** A fixed per-request limit; when set it replaces `deadline`. */
-    timeout: seconds,
-    /**
-     * Per-attempt stall deadline, `base + max_tokens × per_token` seconds (32,768 tokens when the
-     * request names no max_tokens): a provider that hangs is cut and asked again instead of holding
-     * the rollout forever (Verifiers' EvalClient has no limit at all).
-     */
-    deadline: onUse(() => DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
-  }),
-);
-
-/** The TrainClient's keys (renderer + SGLang transport). Extend here as the TrainClient grows. */
-export const TrainClientSchema = lazySchema(() =>
-  z.strictObject({
-    type: z.literal(TRAIN),
-    base_url: httpUrl.default("http://127.0.0.1:30000"),
-    api_key_var: z.string().nullable().default(null),
-    headers: headers.default({}),
-    renderer: z
-      .union([z.string(), z.record(z.string(), z.unknown())])
-      .nullable()
-      .default(null),
-    renderer_model_name: z.string().nullable().default(null),
-    pool_size: refused("one TrainClient keeps one HTTP connection pool per engine"),
-    /** A fixed per-request limit; when set it replaces `deadline`. */
-    timeout: seconds,
-    /** Per-request stall deadline, scaled by each request's token budget (`timeout` replaces it). */
-    deadline: onUse(() => DeadlineSchema).default(() => ({ ...DEFAULT_DEADLINE })),
-    max_retries: whole(0).optional(),
-    routing_key_header: z.string().optional(),
-    lora: z.string().nullable().optional(),
-    max_context_tokens: whole(1).nullable().optional(),
-  }),
-);
-
-/**
- * One option of a union keyed by `type`, built when a table picks it. The union finds options by
- * the values of their `type` (zod's `propValues`), which it would build every option to read;
- * the value is given here, the same constant the option's `z.literal` takes.
- */
-const optionOnUse = <T extends z.ZodType>(type: string, build: () => T) => {
-  const deferred = onUse(build);
-  const propValues = { type: new Set([type]) };
-  Object.defineProperty(deferred._zod, "propValues", {
-    value: propValues,
-    configurable: true,
-    writable: true,
-  });
-  return deferred;
-};
-
-export const ClientSchema = lazySchema(() =>
-  z.discriminatedUnion("type", [
-    optionOnUse(EVAL, () => EvalClientSchema),
-    optionOnUse(TRAIN, () => TrainClientSchema),
-  ]),
 );
 
 export const SamplingSchema = lazySchema(() =>
