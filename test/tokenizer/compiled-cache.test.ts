@@ -76,7 +76,7 @@ test("a byte-level vocabulary is stored one byte per character, others as UTF-16
     return {
       path,
       fileSize: bytes.length,
-      ...JSON.parse(bytes.toString("utf8", 4, 4 + bytes.readUInt32LE(0))),
+      ...JSON.parse(bytes.toString("utf8", 8, 8 + bytes.readUInt32LE(0))),
     };
   };
   const qwen = header("qwen3");
@@ -101,9 +101,12 @@ test("a byte-level vocabulary is stored one byte per character, others as UTF-16
   assert.deepEqual(ahead.compiled.byteIds, stored.compiled.byteIds);
   assert.deepEqual(ahead.compiled.merges.slots, stored.compiled.merges.slots);
   assert.deepEqual(ahead.compiled.merges.rules, stored.compiled.merges.rules);
+  // A prefetched entry reads the tokens' text when first asked for a token.
+  for (const id of [0, 9707, tokens.length - 1])
+    assert.equal(ahead.compiled.tokens.get(id), fresh.idToToken(id), `prefetched token ${id}`);
 });
 
-test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies are not cached", (t) => {
+test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies are not cached", async (t) => {
   const base = mkdtempSync(join(tmpdir(), "envroll-tokcache-"));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const cacheDir = join(base, "cache");
@@ -123,8 +126,9 @@ test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies 
     const file = join(cacheDir, entry);
     const bytes = readFileSync(file);
     const headerLen = bytes.readUInt32LE(0);
-    const header = JSON.parse(bytes.toString("utf8", 4, 4 + headerLen));
-    const sentinel = ((4 + headerLen + 7) & ~7) + 4 * header.tokens;
+    // Two uint32 lengths, the header, then the 8-aligned token offsets.
+    const header = JSON.parse(bytes.toString("utf8", 8, 8 + headerLen));
+    const sentinel = ((8 + headerLen + 7) & ~7) + 4 * header.tokens;
     bytes.writeInt32LE(bytes.readInt32LE(sentinel) + 1, sentinel);
     writeFileSync(file, bytes);
   }
@@ -132,6 +136,8 @@ test("a changed tokenizer.json or a damaged entry is a miss; temp-folder copies 
   store();
   for (const entry of readdirSync(cacheDir)) truncateSync(join(cacheDir, entry), 1000);
   assert.equal(readCompiled(path, cacheDir), null, "a cut-off entry");
+  await prefetchCompiled(path, cacheDir);
+  assert.equal(readCompiled(path, cacheDir), null, "a cut-off entry, prefetched");
 
   // Against a temp root of the test's own, so the check does not depend on where the repo lives.
   assert.equal(cacheable(path, base), false, "under the temp folder");

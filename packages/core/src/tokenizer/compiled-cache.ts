@@ -11,15 +11,27 @@
  * checkpoints come and go). `ENVROLL_CACHE_DIR` moves the cache (`off`: none).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  read,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
-import { defaultCacheDir, readWhole } from "envroll/cache-dir.mjs";
+import { defaultCacheDir } from "envroll/cache-dir.mjs";
 import type { MergeTableArrays } from "./merge-table.ts";
 import { AlphabetTokenList, PackedTokenList } from "./token-list.ts";
 
 /** Bumped whenever the compiled form or what BytePairModel derives from it changes. */
-const FORMAT = 4;
+const FORMAT = 5;
 const MAGIC = "envroll-tokenizer";
 
 /** A BPE model as compiled from tokenizer.json: ids 0..n-1 ↔ `tokens`, and its merge table. */
@@ -57,12 +69,13 @@ interface Header {
 }
 
 /**
- * Where each part lies after the header (8-aligned, so typed arrays can view the bytes):
+ * The file: the header's length and the tokens' text's length (uint32 each), the header (JSON),
+ * then each part 8-aligned, so typed arrays can view the bytes:
  * token offsets (int32), the merge table's slots and rules (int32, merge-table.ts), then the
  * tokens' text, used where it lies: alphabet bytes, or UTF-16 copied into a string.
  */
 function layout(headerLen: number, h: Pick<Header, "tokens" | "slots" | "rules" | "tokensBytes">) {
-  const offsets = align8(4 + headerLen);
+  const offsets = align8(PREFIX + headerLen);
   const slots = offsets + align8(4 * (h.tokens + 1));
   const rules = slots + align8(4 * h.slots);
   const text = rules + align8(4 * h.rules);
@@ -87,69 +100,136 @@ function entryOf(path: string, cacheDir: string) {
   return { source, size: st.size, mtimeMs: st.mtimeMs, file: join(cacheDir, `${id.slice(0, 32)}.bin`) };
 }
 
+/** The two uint32 lengths before the header. */
+const PREFIX = 8;
+
+/** A prefetched entry: its bytes up to the tokens' text, and the open file to read that from. */
+interface Ahead {
+  head: Buffer;
+  fd: number;
+  size: number;
+}
+
 /** Cache entries read ahead by `prefetchCompiled`, by entry file, until `readCompiled` takes them. */
-const prefetched = new Map<string, Buffer>();
+const prefetched = new Map<string, Ahead>();
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {}
+}
 
 /**
- * Reads the cache entry of tokenizer.json at `path` in the background (libuv's threads copy the
- * file and fault its pages in, off the main thread), for the next `readCompiled` of it. Resolves
- * when it is in memory, or at once when there is none; never rejects.
+ * Reads the cache entry of tokenizer.json at `path` in the background (one read on libuv's
+ * threads), for the next `readCompiled` of it. Resolves when it is in memory, or at once when
+ * there is none; never rejects. The tokens' text (a quarter of Qwen3's entry) is left in the
+ * file, which stays open, until something asks for a token's text or bytes: an eval's first
+ * render needs only the tokens' lengths, and each page read is a fault (~12.7 us on the
+ * machines measured, during which the main thread stalled too), so the text is read after the
+ * first request is sent, while the engine works on it (decoding its reply needs the text).
  */
 export function prefetchCompiled(path: string, cacheDir: string): Promise<void> {
-  let file: string;
+  let fd = -1;
   try {
-    file = entryOf(path, cacheDir).file;
+    const file = entryOf(path, cacheDir).file;
+    fd = openSync(file, "r");
+    const size = fstatSync(fd).size;
+    const prefix = Buffer.alloc(PREFIX);
+    if (readSync(fd, prefix, 0, PREFIX, 0) !== PREFIX) throw new Error("truncated");
+    const headLength = size - prefix.readUInt32LE(4);
+    if (headLength < PREFIX) throw new Error("truncated");
+    const head = Buffer.allocUnsafeSlow(headLength);
+    const opened = fd;
+    return new Promise((resolve) => {
+      read(opened, head, 0, headLength, 0, (err, n) => {
+        const earlier = prefetched.get(file);
+        if (earlier) closeQuietly(earlier.fd);
+        if (err || n !== headLength) {
+          prefetched.delete(file);
+          closeQuietly(opened);
+        } else prefetched.set(file, { head, fd: opened, size });
+        resolve();
+      });
+    });
   } catch {
+    if (fd >= 0) closeQuietly(fd);
     return Promise.resolve();
   }
-  return readWhole(file).then((buf) => {
-    if (buf !== undefined) prefetched.set(file, buf);
-  });
 }
 
 export function readCompiled(path: string, cacheDir: string): CachedTokenizer | null {
+  let ahead: Ahead | undefined;
   try {
     const entry = entryOf(path, cacheDir);
-    const ahead = prefetched.get(entry.file);
+    ahead = prefetched.get(entry.file);
     prefetched.delete(entry.file);
-    const buf = ahead ?? readFileSync(entry.file);
-    const headerLen = buf.readUInt32LE(0);
-    const header = JSON.parse(buf.toString("utf8", 4, 4 + headerLen)) as Header;
-    if (
-      header.magic !== MAGIC ||
-      header.format !== FORMAT ||
-      header.source !== entry.source ||
-      header.size !== entry.size ||
-      header.mtimeMs !== entry.mtimeMs
-    )
-      return null;
-    const at = layout(headerLen, header);
-    if (buf.length !== at.end) return null;
-    // Typed arrays need aligned offsets into the ArrayBuffer; a large read has one of its own.
-    const bytes = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf);
-    const view = <T>(Kind: new (b: ArrayBufferLike, o: number, n: number) => T, o: number, n: number) =>
-      new Kind(bytes.buffer, bytes.byteOffset + o, n);
-    const offsets = view(Int32Array, at.offsets, header.tokens + 1);
-    const tokens =
-      header.text === "alphabet"
-        ? new AlphabetTokenList(view(Uint8Array, at.text, header.tokensBytes), offsets)
-        : new PackedTokenList(bytes.toString("utf16le", at.text, at.end), offsets);
-    const merges: MergeTableArrays = {
-      slots: view(Int32Array, at.slots, header.slots),
-      rules: view(Int32Array, at.rules, header.rules),
-      count: header.merges,
-    };
-    const textLength = tokens instanceof AlphabetTokenList ? tokens.bytes.length : tokens.text.length;
-    if (offsets[header.tokens] !== textLength) return null;
-    const ids = (a: unknown) =>
-      Array.isArray(a) && a.length === 256 ? Int32Array.from(a as number[]) : null;
-    const byteIds = ids(header.byteIds);
-    const fallbackIds = ids(header.fallbackIds);
-    if (byteIds === null || fallbackIds === null) return null;
-    return { json: header.json, compiled: { tokens, merges, byteIds, fallbackIds } };
+    const compiled = ahead ? fromBytes(entry, ahead.head, ahead) : fromBytes(entry, readFileSync(entry.file));
+    // A compiled entry owns the prefetch's file (it reads the text from it, then closes it).
+    if (compiled !== null) ahead = undefined;
+    return compiled;
   } catch {
     return null;
+  } finally {
+    if (ahead && ahead.fd >= 0) closeQuietly(ahead.fd);
   }
+}
+
+/**
+ * The entry in `buf`: the whole file, or (`ahead`) a prefetch's bytes up to the tokens' text,
+ * which is then read from the prefetch's open file when first needed. Everything is checked
+ * before the text is read.
+ */
+function fromBytes(entry: ReturnType<typeof entryOf>, buf: Buffer, ahead?: Ahead): CachedTokenizer | null {
+  const headerLen = buf.readUInt32LE(0);
+  const header = JSON.parse(buf.toString("utf8", PREFIX, PREFIX + headerLen)) as Header;
+  if (
+    header.magic !== MAGIC ||
+    header.format !== FORMAT ||
+    header.source !== entry.source ||
+    header.size !== entry.size ||
+    header.mtimeMs !== entry.mtimeMs
+  )
+    return null;
+  const at = layout(headerLen, header);
+  if ((ahead?.size ?? buf.length) !== at.end || buf.length < at.text) return null;
+  if (buf.readUInt32LE(4) !== header.tokensBytes) return null;
+  // Typed arrays need aligned offsets into the ArrayBuffer; a large read has one of its own.
+  const bytes = buf.byteOffset % 8 === 0 ? buf : Buffer.from(buf);
+  const view = <T>(Kind: new (b: ArrayBufferLike, o: number, n: number) => T, o: number, n: number) =>
+    new Kind(bytes.buffer, bytes.byteOffset + o, n);
+  const offsets = view(Int32Array, at.offsets, header.tokens + 1);
+  const textLength = header.text === "alphabet" ? header.tokensBytes : header.tokensBytes / 2;
+  if (offsets[header.tokens] !== textLength) return null;
+  const ids = (a: unknown) => (Array.isArray(a) && a.length === 256 ? Int32Array.from(a as number[]) : null);
+  const byteIds = ids(header.byteIds);
+  const fallbackIds = ids(header.fallbackIds);
+  if (byteIds === null || fallbackIds === null) return null;
+  const text = (): Uint8Array => {
+    if (!ahead) return view(Uint8Array, at.text, header.tokensBytes);
+    const own = Buffer.allocUnsafeSlow(header.tokensBytes);
+    const fd = ahead.fd;
+    ahead.fd = -1;
+    let n: number;
+    try {
+      n = readSync(fd, own, 0, own.length, at.text);
+    } finally {
+      closeQuietly(fd);
+    }
+    if (n !== own.length)
+      throw new Error(`tokenizer cache ${entry.file}: its vocabulary text could not be read`);
+    return new Uint8Array(own.buffer, own.byteOffset, own.length);
+  };
+  const utf16 = (t: Uint8Array) => Buffer.from(t.buffer, t.byteOffset, t.byteLength).toString("utf16le");
+  const tokens =
+    header.text === "alphabet"
+      ? new AlphabetTokenList(ahead ? text : text(), offsets)
+      : new PackedTokenList(utf16(text()), offsets);
+  const merges: MergeTableArrays = {
+    slots: view(Int32Array, at.slots, header.slots),
+    rules: view(Int32Array, at.rules, header.rules),
+    count: header.merges,
+  };
+  return { json: header.json, compiled: { tokens, merges, byteIds, fallbackIds } };
 }
 
 /**
@@ -195,7 +275,8 @@ export function writeCompiled(
     const at = layout(headerText.length, header);
     const out = Buffer.alloc(at.end);
     out.writeUInt32LE(headerText.length, 0);
-    headerText.copy(out, 4);
+    out.writeUInt32LE(tokensText.length, 4);
+    headerText.copy(out, PREFIX);
     const put = (a: Int32Array, o: number) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).copy(out, o);
     put(tokens.offsets, at.offsets);
     put(merges.slots, at.slots);

@@ -73,10 +73,22 @@ export class PackedTokenList implements TokenList {
  * For a byte-level model these are also the bytes each token stands for.
  */
 export class AlphabetTokenList implements TokenList {
+  private data: Uint8Array | null;
+  private readonly load: (() => Uint8Array) | null;
+
+  /** `bytes`, or a function that reads them when first needed (the tokenizer cache's prefetch). */
   constructor(
-    readonly bytes: Uint8Array,
+    bytes: Uint8Array | (() => Uint8Array),
     readonly offsets: Int32Array,
-  ) {}
+  ) {
+    this.data = typeof bytes === "function" ? null : bytes;
+    this.load = typeof bytes === "function" ? bytes : null;
+  }
+
+  get bytes(): Uint8Array {
+    this.data ??= this.load!();
+    return this.data;
+  }
 
   /** The alphabet form of `text` (tokens at `offsets`), or null when a character is outside it. */
   static fromText(text: string, offsets: Int32Array): AlphabetTokenList | null {
@@ -98,7 +110,8 @@ export class AlphabetTokenList implements TokenList {
     if (!Number.isInteger(id) || id < 0 || id >= this.offsets.length - 1) return undefined;
     const end = this.offsets[id + 1]!;
     let s = "";
-    for (let i = this.offsets[id]!; i < end; i++) s += BYTE_TO_CHAR[this.bytes[i]!];
+    const bytes = this.bytes;
+    for (let i = this.offsets[id]!; i < end; i++) s += BYTE_TO_CHAR[bytes[i]!];
     return s;
   }
 
