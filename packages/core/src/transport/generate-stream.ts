@@ -158,6 +158,8 @@ export interface StreamRequest {
   headers: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Called once the request has been flushed to its socket. */
+  onWritten?: (error?: Error | null) => void;
 }
 
 export type StreamOutcome = { reply: HttpReply } | { streamed: StreamedReply };
@@ -221,7 +223,7 @@ export async function streamExchange(
       );
       request.setNoDelay(true);
       request.on("error", reject);
-      request.end(req.body);
+      request.end(req.body, req.onWritten);
     });
   } catch (err) {
     if (err instanceof ProviderError) throw err;
