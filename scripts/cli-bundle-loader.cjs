@@ -39,18 +39,8 @@ reads.then(([cachedData, bundle]) => {
     filename: BUNDLE,
     ...(entry ? { cachedData } : {}),
   });
-  // Written once start-up is over: when the command's first model request has gone out (the
-  // bundle calls the hook below then, off that request's path), else at exit. A cache of the
-  // whole run (outputs, report, shutdown) was ~1 MB more for every later start to deserialize
-  // before its first request, and its code in old space brought on a full GC before it.
-  if (entry && (cachedData === undefined || script.cachedDataRejected)) {
-    let due = true;
-    const write = () => {
-      if (due) writeCache(entry, script);
-      due = false;
-    };
-    globalThis[Symbol.for("envroll.cli.startedUp")] = () => setImmediate(write);
-    process.once("exit", write);
-  }
+  // Written at exit, so the cache holds every function this command compiled.
+  if (entry && (cachedData === undefined || script.cachedDataRejected))
+    process.once("exit", () => writeCache(entry, script));
   run(script);
 });

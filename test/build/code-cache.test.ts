@@ -3,16 +3,14 @@
  * entry per command in ENVROLL_CACHE_DIR, written by the first run and used by the next; a
  * damaged entry is refused by V8 and rewritten, never run; an entry of an earlier build of the
  * bundle is replaced; `off` writes nothing. Each run must still print what the command prints.
- * An eval writes its entry once its first model request has gone out, not at exit.
  */
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { startEngine } from "../../packages/engine/src/index.ts";
-import { evalArgs, ROOT } from "../cli/cli-helpers.ts";
+import { ROOT } from "../cli/cli-helpers.ts";
 import { ensureBuilt, MAIN } from "./built.ts";
 
 function run(cacheDir: string, args: string[]) {
@@ -78,58 +76,4 @@ test("ENVROLL_CACHE_DIR=off: the CLI runs and writes no cache", (t) => {
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), "0.1.0");
   assert.deepEqual(readdirSync(dir), []);
-});
-
-test("an eval writes its entry when its first request has gone out, and not again at exit", async (t) => {
-  ensureBuilt();
-  const dir = mkdtempSync(join(tmpdir(), "envroll-code-cache-eval-"));
-  // The first /generate is answered after 1.5 s: the entry must appear while it waits.
-  const engine = await startEngine({ modelName: "Qwen/Qwen3-8B", latencyMs: 1500 });
-  t.after(async () => {
-    await engine.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const evalEntry = () => entries(dir).find((f) => /^cli-[0-9a-f]+-eval-[0-9a-f]+\.v8$/.test(f));
-  const runEval = () =>
-    new Promise<{ code: number | null; stderr: string; seen: Buffer | null; early: number }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [MAIN, ...evalArgs(1, 1), "--engine", engine.url, "-o", join(dir, "out")],
-        { cwd: ROOT, env: { ...process.env, ENVROLL_CACHE_DIR: dir }, stdio: ["ignore", "ignore", "pipe"] },
-      );
-      let stderr = "";
-      child.stderr.on("data", (b) => {
-        stderr += b;
-      });
-      let seen: Buffer | null = null;
-      let seenAt = Number.NaN;
-      const poll = setInterval(() => {
-        const name = evalEntry();
-        if (name && seen === null) {
-          seen = readFileSync(join(dir, name));
-          seenAt = performance.now();
-        }
-      }, 20);
-      child.on("close", (code) => {
-        clearInterval(poll);
-        // How long before the eval ended the entry was there.
-        resolve({ code, stderr, seen, early: performance.now() - seenAt });
-      });
-    });
-
-  const first = await runEval();
-  assert.equal(first.code, 0, first.stderr);
-  const name = evalEntry();
-  assert.ok(name, "the eval wrote an entry");
-  assert.ok(first.seen !== null && first.seen.length > 1000, "an entry was written");
-  // Written at exit it would appear only as the process ends, not while the reply is awaited.
-  assert.ok(first.early > 1000, `the entry appeared only ${first.early.toFixed(0)} ms before the eval ended`);
-  assert.deepEqual(readFileSync(join(dir, name)), first.seen, "and not rewritten at exit");
-
-  // The next eval takes it (V8 accepts an entry written mid-run) and leaves it as it was.
-  const mtime = statSync(join(dir, name)).mtimeMs;
-  const second = await runEval();
-  assert.equal(second.code, 0, second.stderr);
-  assert.equal(statSync(join(dir, name)).mtimeMs, mtime);
-  assert.deepEqual(entries(dir), [name]);
 });

@@ -5,9 +5,8 @@
  * command compiled instead of compiling them again. The cache is one file per command (so
  * `--help` does not decide what `eval` gets), keyed by the bundle's path, size and mtime and by
  * the Node version and architecture (V8 itself checks only the source's length and its flags);
- * it is written by rename when it was missing or V8 refused it (once the command's first model
- * request has gone out, else at exit: see the loader), replacing the entries of earlier builds,
- * and anything unreadable is a miss. `ENVROLL_CACHE_DIR=off` turns it off.
+ * it is written at exit by rename when it was missing or V8 refused it, replacing the entries
+ * of earlier builds, and anything unreadable is a miss. `ENVROLL_CACHE_DIR=off` turns it off.
  *
  * Here rather than in the loader so that the bin can start both reads before it checks the
  * build stamps: the loader is build output, which only runs once the build is known current.

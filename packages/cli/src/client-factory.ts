@@ -64,15 +64,6 @@ function tokenizerName(client: ClientConfig, model: string): string | null {
   }
 }
 
-/**
- * The built CLI's loader (dist/load.cjs) sets this when it has a code cache to write: the first
- * model request ends start-up, and the cache then holds what start-up compiled. Absent when the
- * cache is current or the CLI runs from its sources.
- */
-function startUpHook(): (() => void) | undefined {
-  return (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for("envroll.cli.startedUp")];
-}
-
 export function makeClient(client: ClientConfig, model: string, thinking?: boolean): Client {
   if (client.type === "eval") return createEvalClient(client, model);
   const name = rendererName(client, model);
@@ -86,9 +77,7 @@ export function makeClient(client: ClientConfig, model: string, thinking?: boole
     );
   }
   const { deadline } = client;
-  const startedUp = startUpHook();
   const transport = new SglangTransport({
-    ...(startedUp ? { onFirstRequestSent: startedUp } : {}),
     baseUrl: client.base_url,
     headers: client.headers,
     apiKey: apiKey(client.api_key_var),

@@ -158,8 +158,6 @@ export interface StreamRequest {
   headers: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Called once the request has been flushed to its socket. */
-  onWritten?: (error?: Error | null) => void;
 }
 
 export type StreamOutcome = { reply: HttpReply } | { streamed: StreamedReply };
@@ -223,7 +221,7 @@ export async function streamExchange(
       );
       request.setNoDelay(true);
       request.on("error", reject);
-      request.end(req.body, req.onWritten);
+      request.end(req.body);
     });
   } catch (err) {
     if (err instanceof ProviderError) throw err;

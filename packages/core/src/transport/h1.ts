@@ -21,11 +21,6 @@ export interface H1Request {
   body?: string | Uint8Array;
   /** Reads a 200 reply's body where it was received (see ReadBody). */
   readBody?: ReadBody;
-  /**
-   * Called once the request's bytes have been handed to the kernel (after the connect, if any),
-   * or with the error that stopped them.
-   */
-  onWritten?: (error?: Error | null) => void;
 }
 
 export interface H1Options {
@@ -53,7 +48,6 @@ export class H1Call {
     readonly body: Uint8Array | null,
     private readonly done: Done,
     readonly readBody: ReadBody | null,
-    readonly onWritten: ((error?: Error | null) => void) | undefined,
   ) {}
 
   /** Cuts the call: a queued one leaves the queue, a sent one loses its connection. */
@@ -135,15 +129,7 @@ export class H1Client {
     head += "\r\n";
     const apart = typeof body === "object" && body.length >= SEPARATE_BODY ? body : null;
     const bytes = apart ? Buffer.from(head, "latin1") : requestBytes(head, body, length);
-    const call = new H1Call(
-      this,
-      head.startsWith("HEAD "),
-      bytes,
-      apart,
-      done,
-      req.readBody ?? null,
-      req.onWritten,
-    );
+    const call = new H1Call(this, head.startsWith("HEAD "), bytes, apart, done, req.readBody ?? null);
     if (this.destroyed) call.finish(new H1Error("client is destroyed", "ERR_H1_DESTROYED"));
     else {
       this.queue.push(call);
@@ -300,12 +286,12 @@ class Connection {
     this.call = call;
     call.conn = this;
     this.reader.reset(call.isHead, call.readBody);
-    if (call.body === null) this.socket.write(call.bytes, call.onWritten);
+    if (call.body === null) this.socket.write(call.bytes);
     else {
       // Corked: head and body leave in one writev.
       this.socket.cork();
       this.socket.write(call.bytes);
-      this.socket.write(call.body, call.onWritten);
+      this.socket.write(call.body);
       this.socket.uncork();
     }
   }

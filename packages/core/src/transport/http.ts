@@ -28,11 +28,6 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Reads a 200 reply's body as it arrives, before it is copied (`reply.read`; see ReadBody). */
   readBody?: ReadBody;
-  /**
-   * Called once the request has gone out: its bytes handed to the kernel (plain HTTP; with an
-   * error when the write failed), or its reply begun (undici, TLS), whichever this pool can tell.
-   */
-  onWritten?: (error?: Error | null) => void;
 }
 
 export function createPool(origin: string, connections: number, connectTimeoutMs: number): Pool {
@@ -84,7 +79,6 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
   constructor(
     private readonly settle: (o: Outcome) => void,
     private readonly readBody: ReadBody | null,
-    private onWritten: ((error?: Error | null) => void) | undefined,
   ) {}
 
   abort(error: Error): void {
@@ -104,9 +98,6 @@ class ReplyCollector implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: IncomingHttpHeaders,
   ): void {
-    const written = this.onWritten;
-    this.onWritten = undefined;
-    written?.();
     // 1xx informational heads come before the real one.
     if (statusCode < 200) return;
     this.status = statusCode;
@@ -145,7 +136,7 @@ function send(pool: GeneratePool, req: HttpRequest, settle: (o: Outcome) => void
     return pool.send(req, (error, reply) =>
       settle(error ? { ok: false, error } : { ok: true, reply: reply! }),
     );
-  const collector = new ReplyCollector(settle, req.readBody ?? null, req.onWritten);
+  const collector = new ReplyCollector(settle, req.readBody ?? null);
   pool.dispatch(
     { method: req.method, path: req.path, body: req.body ?? null, headers: req.headers },
     collector,

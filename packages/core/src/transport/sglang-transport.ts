@@ -75,8 +75,6 @@ export class SglangTransport {
   /** The server's context length, asked once when no limit is configured (null: unknown). */
   private learnedContext: number | null | undefined;
   private contextQuestion: Promise<number | null> | null = null;
-  /** `onFirstRequestSent` until it fires: later requests carry no write callback. */
-  private firstSent: ((error?: Error | null) => void) | undefined;
 
   constructor(opts: SglangTransportOptions) {
     this.opts = opts;
@@ -84,13 +82,6 @@ export class SglangTransport {
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, "");
     this.generatePath = `${this.prefix}/generate`;
-    const first = opts.onFirstRequestSent;
-    if (first)
-      this.firstSent = (error) => {
-        if (error || this.firstSent === undefined) return;
-        this.firstSent = undefined;
-        first();
-      };
     this.pool = createGeneratePool(this.origin, opts.connections ?? 256, opts.connectTimeoutMs ?? 10_000);
     this.retry = resolveRetry(opts.retry);
     this.keyed = KEYED_POLICIES.has(opts.routingPolicy ?? "cache_aware");
@@ -220,7 +211,7 @@ export class SglangTransport {
             ? AbortSignal.any([req.signal, this.closing.signal])
             : this.closing.signal;
           const out = await streamExchange(
-            { url, body: payload, headers: built.headers, timeoutMs, signal, onWritten: this.firstSent },
+            { url, body: payload, headers: built.headers, timeoutMs, signal },
             reader,
           );
           if ("reply" in out) result = this.readReply(out.reply, rid);
@@ -237,7 +228,6 @@ export class SglangTransport {
             timeoutMs,
             signal: req.signal,
             readBody: readGenerateReply,
-            onWritten: this.firstSent,
           });
           result = this.readReply(reply, rid);
         }

@@ -96,12 +96,6 @@ export interface SglangTransportOptions {
   apiKey?: string;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
-  /**
-   * Called once, when the first `/generate` request has gone out (its bytes written to the
-   * connection; over TLS, when its reply starts). A program can take it as the end of its
-   * start-up: the CLI writes its code cache then, off the first request's path.
-   */
-  onFirstRequestSent?: () => void;
   /** Per-session state is kept in an LRU of this many sessions (default 10,000). */
   sessionCapacity?: number;
 }
