@@ -32,6 +32,8 @@ function run(script) {
 // would load part of Node's ES-module loader).
 const { entry, reads } =
   globalThis[Symbol.for("envroll.cli.reads")] ?? prefetch(require("envroll/cache-dir.cjs"));
+// Dropped, or the bundle's and the code cache's bytes (~2.7 MB) stay reachable all run.
+delete globalThis[Symbol.for("envroll.cli.reads")];
 reads.then(([cachedData, bundle]) => {
   // The bundle is ASCII (scripts/bundle-cli.mjs checks): Latin-1 reads it without decoding.
   // Compiled as read: a string built around it would be copied once more when V8 flattens it.
