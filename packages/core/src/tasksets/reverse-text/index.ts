@@ -5,7 +5,6 @@
  * data/reverse-text/ (`split = "train" | "test"`), or `dataset_path` points at a user JSONL.
  */
 import { z } from "zod";
-import { ONCE } from "../../config/load.ts";
 import { defineTaskset } from "../../task.ts";
 import { reverseCodePoints } from "../../text/python-str.ts";
 import { TaskDataSchema } from "../../types.ts";
@@ -47,7 +46,7 @@ export default defineTaskset<ReverseTextData, ReverseTextConfig>({
   // closing tag and score them 0. A config's own sampling.max_tokens still wins.
   defaults: { harness: { id: "null" }, sampling: { max_tokens: 1024 } },
   async load(config, hint) {
-    const { split, dataset_path } = ReverseTextConfigSchema.parse(config ?? {}, ONCE);
+    const { split, dataset_path } = ReverseTextConfigSchema.parse(config ?? {});
     const prompts = await readPrompts(dataset_path ?? builtinDatasetPath(split), hint?.limit ?? null);
     return prompts.map((p, i) => makeTask(i, p));
   },
