@@ -9,12 +9,12 @@
  * The children get a temp folder of their own (TMPDIR): the tokenizer cache skips checkouts
  * under the temp folder, so a checkout in /tmp would otherwise parse tokenizer.json every run.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { builtinReferenceBook } from "../packages/core/src/references.ts";
 import { type PolicyFn, referencePolicy, startEngine } from "../packages/engine/src/index.ts";
-import { procCpuMs, procMinorFaults, runNode } from "./lib/child.ts";
+import { cliBinPath, procCpuMs, procMinorFaults, runNode } from "./lib/child.ts";
 import { median, note } from "./lib/report.ts";
 
 const args = process.argv.slice(2);
@@ -39,16 +39,10 @@ const engine = await startEngine({ policy, latencyMs: 0, tokenLatencyMs: 0 });
 const dir = mkdtempSync(join(tmpdir(), "envroll-ab-startup-"));
 const env = { ...process.env, TMPDIR: dir, ENVROLL_FROM_SOURCE: "0" };
 
-/** The file the checkout's CLI package names as its `envroll` bin (what `npx envroll` runs). */
-function cliBin(root: string): string {
-  const pkg = JSON.parse(readFileSync(join(root, "packages/cli/package.json"), "utf8"));
-  return join(root, "packages/cli", pkg.bin.envroll);
-}
-
 async function once(root: string): Promise<Sample> {
   first = null;
   let t0 = 0;
-  const bin = cliBin(root);
+  const bin = join(root, "packages/cli", cliBinPath(root));
   const argv = [bin, "eval", "reverse-text", "-n", "1", "-r", "1", "--engine", engine.url];
   await runNode([...argv, "--client.renderer", "qwen3", "-o", join(dir, "out")], {
     cwd: dir,

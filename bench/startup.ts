@@ -31,12 +31,11 @@ import { join } from "node:path";
 import { builtIsCurrent } from "../packages/core/build-stamp.mjs";
 import { builtinReferenceBook } from "../packages/core/src/references.ts";
 import { type PolicyFn, referencePolicy, startEngine } from "../packages/engine/src/index.ts";
-import { procCpuMs, ROOT, runNode, runTs } from "./lib/child.ts";
+import { cliBinPath, procCpuMs, ROOT, runNode, runTs } from "./lib/child.ts";
 import { type BenchOptions, type Figure, median, note } from "./lib/report.ts";
 
-/** The file the CLI package names as its `envroll` bin: what `npx envroll` runs. */
-const BIN_PATH: string = JSON.parse(readFileSync(join(ROOT, "packages/cli/package.json"), "utf8")).bin
-  .envroll;
+/** What `npx envroll` runs. */
+const BIN_PATH = cliBinPath();
 const BIN = join(ROOT, "packages/cli", BIN_PATH);
 const MODES = ["source", "built"] as const;
 type Mode = (typeof MODES)[number];

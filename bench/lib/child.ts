@@ -9,10 +9,19 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** `--import` value for a child that runs TypeScript (see above). */
+/**
+ * The file a checkout's CLI package names as its `envroll` bin (what `npx envroll` runs),
+ * relative to packages/cli of `root` (this repository by default).
+ */
+export function cliBinPath(root = ROOT): string {
+  return JSON.parse(readFileSync(join(root, "packages/cli/package.json"), "utf8")).bin.envroll;
+}
+
 export const TS_LOADER = new URL("../../scripts/ts-loader/register.mjs", import.meta.url).href;
 
 export function spawnTs(script: string, args: string[] = [], nodeFlags: string[] = []): ChildProcess {
